@@ -1,0 +1,253 @@
+"""Seeded input arrays for running a LEIR program: same program + seed → the same bytes, always.
+
+What makes inputs useful for verification, beyond "random":
+
+* gathers must get valid indices: a tensor used inside another tensor's subscript (``H_{C_{tx}}``) gets
+  values bounded so that the whole index expression stays inside the indexed dimension (interval
+  arithmetic over the loop ranges, so ``H_{C_{i}*2+1}`` is bounded too);
+* a tensor fed to ``log``/``sqrt`` (or a fractional power) gets positive values and an integer tensor used
+  as a divisor never holds 0, so a pass means the programs agreed on numbers, not on a wall of NaNs;
+* ``special_values=True`` mixes zeros, negatives and large magnitudes into about one position in eight
+  (positions and values chosen by the seed), to flush out rewrites that are only equal on tame data;
+* parameters and constants come from the source program when the caller passes them (``params``).
+
+Each tensor draws from its own generator seeded by ``(seed, crc32(name))`` so adding a tensor to a
+program never changes the values of the others.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from leir.ast import (
+    BinOp,
+    Call,
+    Expr,
+    Neg,
+    Num,
+    Paren,
+    Program,
+    TensorRef,
+    Var,
+    statements,
+    walk_expr,
+)
+
+INPUT_ROLES = ("input", "param", "const")
+
+_SPECIAL_FRACTION = 8  # one position in this many gets a special value
+
+
+def numpy_dtype(dtype: str) -> np.dtype:
+    """The numpy dtype holding a LEIR dtype (``bf16`` through ``ml_dtypes``, which TVM understands)."""
+    if dtype == "bf16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    mapping = {
+        "f16": np.float16, "f32": np.float32, "f64": np.float64,
+        "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
+        "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
+        "bool": np.bool_,
+    }
+    try:
+        return np.dtype(mapping[dtype])
+    except KeyError:
+        raise ValueError(f"no numpy dtype for LEIR dtype {dtype!r}") from None
+
+
+def _rng(seed: int, name: str, salt: int = 0) -> np.random.Generator:
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, zlib.crc32(name.encode()), salt])
+
+
+# ------------------------------------------------------------------------------ what the body tells us
+
+
+def _loop_ranges(loops) -> dict[str, tuple[int, int]]:
+    return {loop.var: (0, loop.extent - 1) for loop in loops}
+
+
+def _interval(node: Expr, ranges: dict[str, tuple[int, int]], index_bounds: dict[str, int],
+              focus: str) -> tuple[int, int] | None:
+    """Integer interval of an index expression; ``focus`` ranges over [0, index_bounds[focus]-1]."""
+    node_type = type(node)
+    if node_type is Paren:
+        return _interval(node.inner, ranges, index_bounds, focus)
+    if node_type is Num:
+        return (node.value, node.value) if node.is_int else None
+    if node_type is Var:
+        return ranges.get(node.name)
+    if node_type is TensorRef:
+        upper = index_bounds.get(node.name, 1) if node.name == focus else 1
+        return (0, upper - 1)
+    if node_type is Neg:
+        inner = _interval(node.operand, ranges, index_bounds, focus)
+        return None if inner is None else (-inner[1], -inner[0])
+    if node_type is BinOp:
+        left = _interval(node.left, ranges, index_bounds, focus)
+        right = _interval(node.right, ranges, index_bounds, focus)
+        if left is None or right is None:
+            return None
+        if node.op == "+":
+            return left[0] + right[0], left[1] + right[1]
+        if node.op == "-":
+            return left[0] - right[1], left[1] - right[0]
+        if node.op == "*":
+            products = [a * b for a in left for b in right]
+            return min(products), max(products)
+        if node.op in ("//", "/") and right[0] == right[1] and right[0] > 0:
+            return left[0] // right[0], left[1] // right[0]
+        if node.op == "%" and right[0] == right[1] and right[0] > 0:
+            return 0, right[0] - 1
+    return None
+
+
+def _largest_bound(expr: Expr, name: str, ranges, dim: int) -> int:
+    """Largest m such that ``expr`` stays in [0, dim) when tensor ``name`` holds values in [0, m)."""
+    def fits(m: int) -> bool:
+        interval = _interval(expr, ranges, {name: m}, name)
+        return interval is not None and interval[0] >= 0 and interval[1] <= dim - 1
+
+    if not fits(1):
+        return 1
+    low, high = 1, max(dim, 1)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _all_refs(program: Program) -> Iterable[tuple[TensorRef, tuple]]:
+    for _path, assign, loops in statements(program.body):
+        for root in (assign.target, assign.value):
+            for node in walk_expr(root):
+                if isinstance(node, TensorRef):
+                    yield node, loops
+
+
+def index_bounds(program: Program, shapes: Mapping[str, tuple[int, ...]]) -> dict[str, int]:
+    """For every tensor used inside a subscript: the exclusive upper bound its values must respect."""
+    bounds: dict[str, int] = {}
+    for ref, loops in _all_refs(program):
+        shape = shapes.get(ref.name)
+        for position, index in enumerate(ref.indices):
+            nested = {n.name for n in walk_expr(index) if isinstance(n, TensorRef)}
+            for name in nested:
+                if shape is None or position >= len(shape):
+                    bounds[name] = min(bounds.get(name, 1), 1)
+                    continue
+                bound = _largest_bound(index, name, _loop_ranges(loops), shape[position])
+                bounds[name] = min(bounds.get(name, bound), bound)
+    return bounds
+
+
+def _positive_and_divisor_tensors(program: Program) -> tuple[set[str], set[str]]:
+    positive: set[str] = set()
+    divisors: set[str] = set()
+    for _path, assign, _loops in statements(program.body):
+        for node in walk_expr(assign.value):
+            if isinstance(node, Call) and node.func in ("log", "sqrt"):
+                positive.update(r.name for r in walk_expr(node.args[0]) if isinstance(r, TensorRef))
+            elif isinstance(node, BinOp) and node.op == "**":
+                positive.update(r.name for r in walk_expr(node.left) if isinstance(r, TensorRef))
+            elif isinstance(node, BinOp) and node.op in ("/", "//", "%"):
+                divisors.update(r.name for r in walk_expr(node.right) if isinstance(r, TensorRef))
+    return positive, divisors
+
+
+# ----------------------------------------------------------------------------------------- generation
+
+
+def _special_float(shape, rng: np.random.Generator, dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    large = {"f16": 3.0e3, "bf16": 1.0e6}.get(dtype, 1.0e6)
+    palette = np.array([0.0, -0.0, -1.0, -large, large, -2.5, 1.0e-3, -1.0e-3], dtype=np.float64)
+    mask = rng.integers(0, _SPECIAL_FRACTION, size=shape) == 0
+    values = palette[rng.integers(0, len(palette), size=shape)]
+    return mask, values
+
+
+def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int, special_values: bool = False,
+                    index_bound: int | None = None, positive: bool = False,
+                    nonzero: bool = False) -> np.ndarray:
+    """One seeded array; see the module docstring for what each flag guarantees."""
+    rng = _rng(seed, name)
+    shape = tuple(int(d) for d in shape)
+    target = numpy_dtype(dtype)
+    if index_bound is not None:
+        bound = max(int(index_bound), 1)
+        values = rng.integers(0, bound, size=shape, dtype=np.int64)
+        if special_values:
+            srng = _rng(seed, name, 1)
+            mask = srng.integers(0, _SPECIAL_FRACTION, size=shape) == 0
+            edges = np.where(srng.integers(0, 2, size=shape) == 0, 0, bound - 1)
+            values = np.where(mask, edges, values)
+        return values.astype(target)
+    if dtype == "bool":
+        return rng.random(size=shape) < 0.5
+    if dtype in ("f16", "f32", "f64", "bf16"):
+        values = rng.standard_normal(size=shape)
+        if positive:
+            values = np.abs(values) + 0.1
+        if special_values:
+            mask, special = _special_float(shape, _rng(seed, name, 1), dtype)
+            if positive:
+                special = np.abs(special) + 1e-3
+            values = np.where(mask, special, values)
+        return values.astype(target)
+    info = np.iinfo(target)
+    low, high = (0, 8) if info.min == 0 else (-4, 5)
+    values = rng.integers(low, high, size=shape, dtype=np.int64)
+    if special_values:
+        srng = _rng(seed, name, 1)
+        mask = srng.integers(0, _SPECIAL_FRACTION, size=shape) == 0
+        palette = np.array([0, high * 8, low * 8 if low < 0 else 1, high - 1], dtype=np.int64)
+        values = np.where(mask, palette[srng.integers(0, len(palette), size=shape)], values)
+    if nonzero:
+        values = np.where(values == 0, 1, values)
+    if positive:
+        values = np.where(values <= 0, 1 - values, values)
+    return values.astype(target)
+
+
+def make_inputs(program: Program, *, seed: int = 0, special_values: bool = False,
+                params: Mapping[str, np.ndarray] | None = None,
+                shapes: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, np.ndarray]:
+    """Arrays for every input/param/const of the signature, in signature order.
+
+    ``params`` (e.g. a ``.npz`` of the source module's weights, keyed by LEIR names) override the
+    generated values of the tensors they name; they are cast to the declared dtype and must have the
+    declared shape. ``shapes`` adds intermediate shapes (from the checker's ``ProgramInfo``) so a
+    gather from an intermediate is bounded too.
+    """
+    all_shapes: dict[str, tuple[int, ...]] = dict(shapes or {})
+    all_shapes.update({d.name: tuple(d.shape) for d in program.signature.tensors})
+    bounds = index_bounds(program, all_shapes)
+    positive, divisors = _positive_and_divisor_tensors(program)
+    params = dict(params or {})
+    arrays: dict[str, np.ndarray] = {}
+    for decl in program.signature.tensors:
+        if decl.role not in INPUT_ROLES:
+            continue
+        if decl.name in params:
+            value = np.asarray(params[decl.name])
+            if tuple(value.shape) != tuple(decl.shape):
+                raise ValueError(f"parameter {decl.name}: shape {tuple(value.shape)} given, "
+                                 f"{tuple(decl.shape)} declared")
+            arrays[decl.name] = np.ascontiguousarray(value.astype(numpy_dtype(decl.dtype)))
+            continue
+        arrays[decl.name] = generate_tensor(
+            decl.name, decl.dtype, tuple(decl.shape), seed=seed, special_values=special_values,
+            index_bound=bounds.get(decl.name), positive=decl.name in positive,
+            nonzero=decl.name in divisors)
+    return arrays
+
+
+def fresh_seed(seed: int) -> int:
+    """The seed of the *fresh* inputs used for timing: different from the checked ones, still determined."""
+    return (int(seed) * 1_000_003 + 0x5EED) & 0x7FFFFFFF

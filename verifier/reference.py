@@ -1,0 +1,149 @@
+"""What a program's outputs are checked against: the PyTorch source, the LEIR interpreter, or the parent.
+
+A ``Reference`` turns input arrays into expected output arrays. References travel into the sandbox
+worker (they run there, next to the kernel, so a reference that crashes or hangs is contained too), so
+they hold only a picklable *description* and build the heavy object lazily inside the worker.
+
+Preference order used by ``verifier.verify`` when the caller gives none:
+1. ``TorchSourceReference`` — the source PyTorch module (``leir.frontend.reference.TorchReference``), when
+   the caller names the ``.py`` source;
+2. ``InterpreterReference`` — the NumPy LEIR interpreter (``leir.interpreter.run``), only when the
+   program's iteration count is small enough to interpret (``INTERPRETER_MAX_ITERATIONS``); otherwise it
+   is skipped and the result says so;
+3. the parent state's kernel, built and run on the same target and inputs (handled in ``verify``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from leir.ast import Program, statements
+
+#: Interpreting beyond this many statement executions takes too long to be worth it per verification.
+INTERPRETER_MAX_ITERATIONS = 2_000_000
+
+
+@runtime_checkable
+class Reference(Protocol):
+    """Something that computes the expected outputs of a program from its input arrays."""
+
+    #: ``torch`` or ``interpreter`` (``parent`` is not an object: ``verify`` runs the parent kernel).
+    kind: str
+
+    def identity(self) -> str:
+        """A stable text naming this reference, part of the result cache key."""
+
+    def outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Expected outputs, keyed by LEIR output name."""
+
+    def params(self) -> dict[str, np.ndarray] | None:
+        """Parameter/constant values the program must use (keyed by LEIR name), or ``None``."""
+
+
+def iteration_count(program: Program) -> int:
+    """Statement executions of one run: the sum over statements of their enclosing extents' product."""
+    total = 0
+    for _path, _assign, loops in statements(program.body):
+        count = 1
+        for loop in loops:
+            count *= loop.extent
+        total += count
+    return total
+
+
+def interpretable(program: Program, limit: int = INTERPRETER_MAX_ITERATIONS) -> bool:
+    return iteration_count(program) <= limit
+
+
+class InterpreterReference:
+    """The LEIR interpreter run on the *source* (or any trusted) program: the reference without PyTorch."""
+
+    kind = "interpreter"
+
+    def __init__(self, program: Program):
+        self.program = program
+
+    def identity(self) -> str:
+        from leir.program import program_hash
+
+        return f"interpreter:{program_hash(self.program)}"
+
+    def outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        interpreter = importlib.import_module("leir.interpreter")
+        result = interpreter.run(self.program, dict(arrays))
+        outputs = {d.name for d in self.program.signature.by_role("output")}
+        return {name: np.asarray(value) for name, value in result.items() if name in outputs}
+
+    def params(self) -> dict[str, np.ndarray] | None:
+        return None
+
+
+class TorchSourceReference:
+    """The PyTorch source module, loaded from ``path`` with the ``sets`` (``N=V``) shape overrides.
+
+    Wraps ``leir.frontend.reference.TorchReference(path, sets, dtype)`` (imported lazily, in the worker).
+    """
+
+    kind = "torch"
+
+    def __init__(self, path: str | Path, sets: Mapping[str, Any] | None = None, dtype: str = "f32"):
+        self.path = str(Path(path).resolve())
+        self.sets = dict(sets or {})
+        self.dtype = dtype
+        self._impl = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self.path, "sets": self.sets, "dtype": self.dtype, "_impl": None}
+
+    def _torch(self):
+        if self._impl is None:
+            module = importlib.import_module("leir.frontend.reference")
+            self._impl = module.TorchReference(self.path, self.sets, self.dtype)
+        return self._impl
+
+    def identity(self) -> str:
+        digest = hashlib.sha256(Path(self.path).read_bytes()).hexdigest()[:16]
+        sets = json.dumps(self.sets, sort_keys=True, default=str)
+        return f"torch:{digest}:{sets}:{self.dtype}"
+
+    def outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        return {k: np.asarray(v) for k, v in self._torch().outputs(dict(arrays)).items()}
+
+    def params(self) -> dict[str, np.ndarray] | None:
+        return self._torch().params()
+
+    def eager_callable(self, arrays: Mapping[str, np.ndarray]) -> tuple[Callable[[], Any], str]:
+        """A zero-argument call of the eager module on ``arrays`` for timing, and what it includes.
+
+        Uses the frontend's own timing hook when it has one (``eager_callable``/``callable``) so that
+        only the module's forward is timed; otherwise times ``outputs`` (which includes the numpy↔torch
+        conversions, so the speedup vs PyTorch is then an upper bound of the real one — noted).
+        """
+        impl = self._torch()
+        for hook in ("eager_callable", "callable"):
+            method = getattr(impl, hook, None)
+            if method is not None and len(inspect.signature(method).parameters) == 1:
+                return method(dict(arrays)), "forward only"
+        return (lambda: impl.outputs(dict(arrays))), "includes numpy<->torch conversion"
+
+
+def params_digest(params: Mapping[str, np.ndarray] | None) -> str:
+    """A stable digest of parameter values (part of the cache key)."""
+    if not params:
+        return ""
+    digest = hashlib.sha256()
+    for name in sorted(params):
+        value = np.ascontiguousarray(params[name])
+        digest.update(name.encode())
+        digest.update(str(value.dtype).encode())
+        digest.update(str(value.shape).encode())
+        digest.update(value.tobytes())
+    return digest.hexdigest()

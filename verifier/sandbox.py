@@ -1,0 +1,419 @@
+"""Run builds and kernels in sandboxed worker processes: a crash, a hang or a memory blow-up becomes a result.
+
+A generated program can segfault (a gather with a wild index), loop for hours (huge extents) or ask for
+tens of gigabytes (a huge intermediate). None of that may take down the caller — a Celery worker, the CLI,
+a benchmark — so every job runs in a child process under two limits:
+
+* **wall time**: the parent waits on the pipe for at most ``timeout`` seconds, then kills the child
+  (SIGKILL) and reports ``timeout``;
+* **memory**: before each job the child lowers its soft ``RLIMIT_AS`` to its current address-space size
+  plus the job's budget, so an oversized allocation fails at once (``MemoryError`` in numpy, an
+  allocation error in TVM) instead of dragging the machine into the OOM killer; that is reported as
+  ``memory_limit``. The budget is *on top of* what the warmed worker already maps (TVM and LLVM map a
+  lot of address space at import), so it means "what this job may allocate". The soft limit is raised
+  back after the job.
+
+A child that dies from a signal is reported as ``crash`` with the signal's name (``SIGSEGV`` …) and the
+tail of its output (faulthandler prints the Python stack there).
+
+**Warm pool.** Importing TVM costs seconds; a ``WorkerPool`` keeps long-lived workers that import the
+``warm_modules`` once and then take jobs over a pipe. Workers are started with the ``spawn`` context —
+never ``fork`` after TVM (and its thread pool) is loaded in the parent. A worker that crashed, timed out
+or hit its memory limit is discarded and a fresh one is started for the next job; the pool carries on.
+Jobs are ``(function, args, kwargs)`` with a module-level (picklable) function.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import faulthandler
+import multiprocessing
+import os
+import re
+import resource
+import signal
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_MEMORY_LIMIT_MB = 4096
+STARTUP_TIMEOUT_S = 180.0
+LOG_EXCERPT_CHARS = 4000
+
+#: Error texts that mean "an allocation failed" when raised by native code under the memory limit.
+_MEMORY_PATTERNS = re.compile(
+    r"MemoryError|out of memory|cannot allocate memory|failed to allocate|bad_alloc|Unable to allocate"
+    r"|allocation of .* failed|AllocDataSpace|ENOMEM",
+    re.IGNORECASE,
+)
+
+
+class JobStatus(StrEnum):
+    OK = "ok"
+    ERROR = "error"  # the job raised an exception (not a memory one)
+    CRASH = "crash"  # the worker died (signal or exit)
+    TIMEOUT = "timeout"
+    MEMORY_LIMIT = "memory_limit"
+
+
+@dataclass
+class JobResult:
+    """What became of one job."""
+
+    status: JobStatus
+    value: Any = None
+    #: ``ExceptionType: message`` for ERROR / MEMORY_LIMIT.
+    error: str | None = None
+    error_type: str | None = None
+    traceback: str = ""
+    #: Signal name for CRASH by signal (``SIGSEGV``), else ``None``.
+    signal: str | None = None
+    exitcode: int | None = None
+    #: The tail of what the job printed (stdout + stderr of the worker during this job).
+    log: str = ""
+    seconds: float = 0.0
+    worker_pid: int | None = None
+    #: Jobs the worker had already run before this one (0: a freshly started, cold worker).
+    worker_jobs_before: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.status is JobStatus.OK
+
+
+# ------------------------------------------------------------------------------------------ the child
+
+
+def _address_space_bytes() -> int:
+    """Current virtual size of this process (``VmSize``), the base the memory budget is added to."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _is_memory_error(exc: BaseException, text: str) -> bool:
+    return isinstance(exc, MemoryError) or bool(_MEMORY_PATTERNS.search(text))
+
+
+def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
+    """Child process entry: redirect output to the log file, warm up, then serve jobs until ``None``."""
+    log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(log_fd, 1)
+    os.dup2(log_fd, 2)
+    faulthandler.enable(file=sys.stderr, all_threads=True)
+    warm_errors: list[str] = []
+    for module in warm_modules:
+        try:
+            __import__(module)
+        except Exception as exc:  # noqa: BLE001 - a missing optional module must not kill the worker
+            warm_errors.append(f"{module}: {type(exc).__name__}: {exc}")
+    conn.send(("ready", os.getpid(), warm_errors))
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        func, args, kwargs, memory_limit = job
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.ftruncate(log_fd, 0)
+        limited = False
+        if memory_limit:
+            budget = _address_space_bytes() + int(memory_limit)
+            if hard == resource.RLIM_INFINITY or budget < hard:
+                resource.setrlimit(resource.RLIMIT_AS, (budget, hard))
+                limited = True
+        try:
+            value = func(*args, **kwargs)
+            reply: tuple = ("ok", value)
+        except BaseException as exc:  # noqa: BLE001 - every failure is a result, never a dead worker
+            text = f"{type(exc).__name__}: {exc}"
+            tb = traceback.format_exc()
+            kind = "memory" if limited and _is_memory_error(exc, text + tb) else "error"
+            reply = (kind, type(exc).__name__, text, tb)
+        finally:
+            if limited:
+                resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+            sys.stdout.flush()
+            sys.stderr.flush()
+        try:
+            conn.send(reply)
+        except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable return value
+            conn.send(("error", type(exc).__name__, f"could not send the job's result: {exc}",
+                       traceback.format_exc()))
+
+
+# ----------------------------------------------------------------------------------------- the parent
+
+
+def _read_tail(path: str, limit: int = LOG_EXCERPT_CHARS) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - limit))
+            return handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _signal_name(exitcode: int | None) -> str | None:
+    if exitcode is None or exitcode >= 0:
+        return None
+    try:
+        return signal.Signals(-exitcode).name
+    except ValueError:
+        return f"signal {-exitcode}"
+
+
+class _Worker:
+    """One child process and the parent's end of its pipe."""
+
+    def __init__(self, context, warm_modules: tuple[str, ...], log_dir: str, startup_timeout: float):
+        fd, self.log_path = tempfile.mkstemp(prefix="steptp-worker-", suffix=".log", dir=log_dir)
+        os.close(fd)
+        self.conn, child_conn = context.Pipe(duplex=True)
+        self.process = context.Process(target=_worker_main, args=(child_conn, self.log_path, warm_modules),
+                                       daemon=True, name="steptp-sandbox-worker")
+        self.process.start()
+        child_conn.close()
+        self.jobs = 0
+        self.warm_errors: list[str] = []
+        if not self.conn.poll(startup_timeout):
+            self.kill()
+            raise RuntimeError(f"sandbox worker did not start within {startup_timeout:.0f}s: "
+                               f"{_read_tail(self.log_path)}")
+        try:
+            _tag, self.pid, self.warm_errors = self.conn.recv()
+        except EOFError:
+            self.process.join(5)
+            raise RuntimeError(f"sandbox worker died while starting (exit {self.process.exitcode}): "
+                               f"{_read_tail(self.log_path)}") from None
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            with contextlib.suppress(OSError):
+                os.kill(self.process.pid, signal.SIGKILL)
+        self.process.join(10)
+        self.conn.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.log_path)
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError, BrokenPipeError):
+            self.conn.send(None)
+        self.process.join(5)
+        self.kill()
+
+
+class WorkerPool:
+    """Long-lived sandbox workers that import ``warm_modules`` once and run jobs under limits.
+
+    Thread-safe: several threads may call ``run`` at once; each job takes one idle worker (starting one
+    when fewer than ``size`` exist). ``size=0`` is not allowed; use ``run_isolated`` for a one-off.
+    """
+
+    def __init__(self, size: int = 1, *, warm_modules: tuple[str, ...] = (),
+                 timeout: float = DEFAULT_TIMEOUT_S, memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
+                 start_method: str = "spawn", startup_timeout: float = STARTUP_TIMEOUT_S,
+                 recycle_after: int | None = 500):
+        if size < 1:
+            raise ValueError("a pool needs at least one worker")
+        if start_method == "fork":
+            raise ValueError("fork is unsafe once TVM is loaded; use spawn or forkserver")
+        self.size = size
+        self.warm_modules = tuple(warm_modules)
+        self.timeout = timeout
+        self.memory_limit_mb = memory_limit_mb
+        self.startup_timeout = startup_timeout
+        self.recycle_after = recycle_after
+        self._context = multiprocessing.get_context(start_method)
+        self._log_dir = tempfile.mkdtemp(prefix="steptp-sandbox-")
+        self._idle: list[_Worker] = []
+        self._count = 0
+        self._lock = threading.Condition()
+        self._closed = False
+        #: How many workers this pool has started (a test can see a crashed worker was replaced).
+        self.started = 0
+        atexit.register(self.close)
+
+    # -- worker management
+    def start(self, count: int | None = None) -> WorkerPool:
+        """Start workers now (instead of on first use) so the first job finds a warm one."""
+        want = self.size if count is None else min(count, self.size)
+        workers = []
+        while True:
+            with self._lock:
+                if self._count >= want:
+                    break
+                self._count += 1
+            workers.append(self._spawn())
+        with self._lock:
+            self._idle.extend(workers)
+            self._lock.notify_all()
+        return self
+
+    def _spawn(self) -> _Worker:
+        try:
+            worker = _Worker(self._context, self.warm_modules, self._log_dir, self.startup_timeout)
+        except BaseException:
+            with self._lock:
+                self._count -= 1
+                self._lock.notify_all()
+            raise
+        self.started += 1
+        return worker
+
+    def _acquire(self) -> _Worker:
+        with self._lock:
+            while True:
+                if self._closed:
+                    raise RuntimeError("the worker pool is closed")
+                if self._idle:
+                    return self._idle.pop()
+                if self._count < self.size:
+                    self._count += 1
+                    break
+                self._lock.wait()
+        return self._spawn()
+
+    def _release(self, worker: _Worker, healthy: bool) -> None:
+        if healthy and self.recycle_after is not None and worker.jobs >= self.recycle_after:
+            healthy = False
+            worker.stop()
+        elif not healthy:
+            worker.kill()
+        with self._lock:
+            if healthy and not self._closed:
+                self._idle.append(worker)
+            else:
+                self._count -= 1
+            self._lock.notify_all()
+        if healthy and self._closed:
+            worker.stop()
+
+    # -- running jobs
+    def run(self, func: Callable[..., Any], *args: Any, timeout: float | None = None,
+            memory_limit_mb: int | None | bool = True, **kwargs: Any) -> JobResult:
+        """Run ``func(*args, **kwargs)`` in a worker; never raises for what the job does.
+
+        ``memory_limit_mb=True`` uses the pool default, ``None``/``False`` runs without a limit.
+        """
+        timeout = self.timeout if timeout is None else timeout
+        limit_mb = self.memory_limit_mb if memory_limit_mb is True else (memory_limit_mb or None)
+        worker = self._acquire()
+        jobs_before = worker.jobs
+        started = time.perf_counter()
+        try:
+            worker.conn.send((func, args, kwargs, int(limit_mb) * 2**20 if limit_mb else None))
+        except (BrokenPipeError, OSError) as exc:
+            self._release(worker, healthy=False)
+            return JobResult(JobStatus.CRASH, error=f"could not send the job: {exc}", worker_pid=worker.pid)
+        worker.jobs += 1
+        reply = None
+        timed_out = False
+        if worker.conn.poll(timeout):
+            with contextlib.suppress(EOFError, OSError):
+                reply = worker.conn.recv()
+        else:
+            timed_out = True
+        seconds = time.perf_counter() - started
+        base = {"seconds": seconds, "worker_pid": worker.pid, "worker_jobs_before": jobs_before}
+        if timed_out:
+            log = _read_tail(worker.log_path)
+            self._release(worker, healthy=False)
+            return JobResult(JobStatus.TIMEOUT, error=f"wall-time limit of {timeout:g}s exceeded (killed)",
+                             log=log, **base)
+        if reply is None:  # the pipe closed: the worker died
+            worker.process.join(10)
+            exitcode = worker.process.exitcode
+            log = _read_tail(worker.log_path)
+            self._release(worker, healthy=False)
+            name = _signal_name(exitcode)
+            what = f"killed by {name}" if name else f"exited with status {exitcode}"
+            return JobResult(JobStatus.CRASH, error=f"worker {what}", signal=name, exitcode=exitcode,
+                             log=log, **base)
+        log = _read_tail(worker.log_path)
+        kind = reply[0]
+        if kind == "ok":
+            self._release(worker, healthy=True)
+            return JobResult(JobStatus.OK, value=reply[1], log=log, **base)
+        _kind, error_type, text, tb = reply
+        if kind == "memory":
+            # The worker survived, but native code that failed an allocation may have left it in a bad state.
+            self._release(worker, healthy=False)
+            return JobResult(JobStatus.MEMORY_LIMIT, error=f"memory limit of {limit_mb} MiB exceeded: {text}",
+                             error_type=error_type, traceback=tb, log=log, **base)
+        self._release(worker, healthy=True)
+        return JobResult(JobStatus.ERROR, error=text, error_type=error_type, traceback=tb, log=log, **base)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            idle, self._idle = self._idle, []
+            self._lock.notify_all()
+        for worker in idle:
+            worker.stop()
+        with contextlib.suppress(OSError):
+            os.rmdir(self._log_dir)
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def run_isolated(func: Callable[..., Any], *args: Any, warm_modules: tuple[str, ...] = (),
+                 timeout: float = DEFAULT_TIMEOUT_S, memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
+                 **kwargs: Any) -> JobResult:
+    """One job in a fresh, throw-away worker (the cold path; the benchmark's baseline)."""
+    with WorkerPool(1, warm_modules=warm_modules, timeout=timeout, memory_limit_mb=memory_limit_mb) as pool:
+        return pool.run(func, *args, **kwargs)
+
+
+# ------------------------------------------------------------------- probes (health checks and tests)
+
+
+def probe_pid() -> int:
+    """Return the worker's pid: shows which worker ran a job and that the pool answers."""
+    return os.getpid()
+
+
+def probe_sleep(seconds: float) -> float:
+    """Busy-wait for ``seconds`` (a hang, for checking the wall-time limit)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+    return seconds
+
+
+def probe_allocate(nbytes: int) -> int:
+    """Allocate and touch ``nbytes`` (a memory blow-up, for checking the memory limit)."""
+    import numpy as np
+
+    block = np.ones(int(nbytes), dtype=np.uint8)
+    return int(block[-1])
+
+
+def probe_segfault() -> None:
+    """Dereference a null pointer (a crash, for checking crash handling)."""
+    import ctypes
+
+    ctypes.string_at(0)
