@@ -14,6 +14,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from kombu import Connection
 from kombu.utils.url import maybe_sanitize_url
 
@@ -27,9 +28,9 @@ def _elapsed_ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000.0, 2)
 
 
-def check_database(alias: str = "default") -> dict[str, Any]:
-    """Run ``SELECT 1`` on the connection; a failure leaves the connection closed for the next request."""
-    connection = connections[alias]
+def check_database(connection: BaseDatabaseWrapper | None = None) -> dict[str, Any]:
+    """Run ``SELECT 1`` (on the default connection unless given one); a failure closes the connection."""
+    connection = connection if connection is not None else connections["default"]
     result: dict[str, Any] = {"ok": False, "vendor": connection.vendor}
     start = time.perf_counter()
     try:
