@@ -1,0 +1,151 @@
+"""LEIR element types as NumPy sees them.
+
+The checker, the interpreter, the CLI and the verifier all need the same answers to "which NumPy dtype
+stores this LEIR dtype", "what is its smallest/largest value" (integer reduction inits, ``inf`` in an
+integer statement) and "is it a float". Keeping them here means there is one table to extend when the
+lowering learns a new type.
+
+``bf16`` has no NumPy dtype: it is *stored* as ``float32`` holding only bf16-representable values, and
+``round_bf16`` performs the rounding (round to nearest, ties to even) that a store into a bf16 buffer does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from leir.ast import DTYPES, FLOAT_DTYPES, INT_DTYPES, UNSUPPORTED_DTYPES
+
+__all__ = [
+    "DTYPES",
+    "UNSUPPORTED_DTYPES",
+    "is_float",
+    "is_int",
+    "is_bool",
+    "is_supported",
+    "numpy_dtype",
+    "storage_dtype",
+    "min_value",
+    "max_value",
+    "round_bf16",
+    "cast_to",
+    "from_numpy_dtype",
+]
+
+_NUMPY: dict[str, np.dtype] = {
+    "f16": np.dtype(np.float16),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "bf16": np.dtype(np.float32),  # emulated: float32 storage, rounded to bf16 on every store
+    "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16),
+    "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64),
+    "u8": np.dtype(np.uint8),
+    "u16": np.dtype(np.uint16),
+    "u32": np.dtype(np.uint32),
+    "u64": np.dtype(np.uint64),
+    "bool": np.dtype(np.bool_),
+}
+
+_FROM_NUMPY: dict[np.dtype, str] = {v: k for k, v in _NUMPY.items() if k != "bf16"}
+
+
+def is_float(dtype: str) -> bool:
+    return dtype in FLOAT_DTYPES
+
+
+def is_int(dtype: str) -> bool:
+    """Integer types (``bool`` is not one: it is its own kind)."""
+    return dtype in INT_DTYPES
+
+
+def is_bool(dtype: str) -> bool:
+    return dtype == "bool"
+
+
+def is_supported(dtype: str) -> bool:
+    """Accepted by the checker (known and lowerable)."""
+    return dtype in _NUMPY
+
+
+def numpy_dtype(dtype: str) -> np.dtype:
+    """The NumPy dtype arithmetic runs in (``bf16`` → ``float32``). ``KeyError`` for unsupported codes."""
+    try:
+        return _NUMPY[dtype]
+    except KeyError:
+        raise KeyError(f"LEIR dtype {dtype!r} has no NumPy equivalent") from None
+
+
+#: Arrays of a LEIR tensor are stored in the same dtype arithmetic runs in.
+storage_dtype = numpy_dtype
+
+
+def from_numpy_dtype(dtype: np.dtype | type) -> str:
+    """The LEIR code of a NumPy dtype (``float32`` → ``f32``; never ``bf16``)."""
+    key = np.dtype(dtype)
+    try:
+        return _FROM_NUMPY[key]
+    except KeyError:
+        raise KeyError(f"NumPy dtype {key} has no LEIR equivalent") from None
+
+
+def min_value(dtype: str) -> int | float:
+    """Smallest value: ``-inf`` for floats, the type minimum for integers, ``False`` (0) for bool."""
+    if is_float(dtype):
+        return float("-inf")
+    if is_bool(dtype):
+        return 0
+    return int(np.iinfo(numpy_dtype(dtype)).min)
+
+
+def max_value(dtype: str) -> int | float:
+    """Largest value: ``inf`` for floats, the type maximum for integers, ``True`` (1) for bool."""
+    if is_float(dtype):
+        return float("inf")
+    if is_bool(dtype):
+        return 1
+    return int(np.iinfo(numpy_dtype(dtype)).max)
+
+
+def round_bf16(values: np.ndarray) -> np.ndarray:
+    """Round float32 values to the nearest bfloat16 (ties to even), returned as float32.
+
+    Done on the bit pattern so that it needs no torch: add half an ulp of bf16 (plus the tie-breaking
+    bit) to the raw 32 bits and clear the low 16. NaN is kept as a quiet NaN rather than rounding its
+    payload into an infinity.
+    """
+    arr = np.ascontiguousarray(values, dtype=np.float32)
+    bits = arr.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    out = rounded.astype(np.uint32).view(np.float32)
+    nan = np.isnan(arr)
+    if nan.any():
+        out = out.copy()
+        out[nan] = np.float32("nan")
+    return out.reshape(arr.shape)
+
+
+def cast_to(values: np.ndarray, dtype: str) -> np.ndarray:
+    """Convert to the storage of ``dtype`` the way a store does (bool: non-zero; bf16: rounded).
+
+    Float → integer conversion truncates toward zero like a C cast; infinities become the type's
+    extreme values instead of NumPy's undefined result.
+    """
+    target = numpy_dtype(dtype)
+    arr = np.asarray(values)
+    if is_bool(dtype):
+        return arr != 0 if arr.dtype != np.bool_ else arr
+    if is_int(dtype) and arr.dtype.kind == "f":
+        info = np.iinfo(target)
+        with np.errstate(invalid="ignore", over="ignore"):
+            clipped = np.clip(np.nan_to_num(arr, nan=0.0), info.min, info.max)
+            out = np.trunc(clipped).astype(target)
+        # values at the edges of int64 do not survive the float round trip; pin infinities exactly
+        out = np.where(np.isposinf(arr), info.max, out)
+        out = np.where(np.isneginf(arr), info.min, out)
+        return out.astype(target, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = arr.astype(target, copy=False)
+    if dtype == "bf16":
+        out = round_bf16(out)
+    return out
