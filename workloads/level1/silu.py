@@ -1,0 +1,36 @@
+# Copyright steptp authors.
+# SPDX-License-Identifier: Apache-2.0
+"""SiLU / swish: x * sigmoid(x)."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+BATCH = 16
+DIM = 256
+
+STEPTP = {
+    "name": "silu",
+    "level": 1,
+    "tags": ["activation", "elementwise"],
+    "ops": ["silu"],
+    "license": "Apache-2.0",
+    "paper_shapes": {"BATCH": 16, "DIM": 16384},
+    "description": "x * sigmoid(x) elementwise.",
+}
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return F.silu(x)
+
+
+def get_inputs():
+    return [torch.randn(BATCH, DIM)]
+
+
+def get_init_inputs():
+    return []

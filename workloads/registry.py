@@ -1,0 +1,204 @@
+"""Index of the built-in workloads, read from source text so that listing them never imports torch.
+
+Each workload file carries a module-level literal ``STEPTP = {...}`` dict; this module finds it with
+:mod:`ast` and evaluates it with :func:`ast.literal_eval`.  Callers that only need names, tags or paper
+shapes (the CLI, the web UI, the curation services) thereby stay cheap; :func:`load_module` is the one
+function here that executes a workload (and so imports torch).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+__all__ = [
+    "LEVELS",
+    "WorkloadError",
+    "WorkloadInfo",
+    "get_workload",
+    "list_workloads",
+    "load_module",
+    "read_metadata",
+    "shape_constants",
+]
+
+#: Directory of the built-in suite (``workloads/``).
+ROOT = Path(__file__).resolve().parent
+#: The levels that exist, each a sub-directory ``level<N>/``.
+LEVELS: tuple[int, ...] = (1, 2)
+LICENSE = "Apache-2.0"
+
+_SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
+_UPPER = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "name": str,
+    "level": int,
+    "tags": list,
+    "ops": list,
+    "license": str,
+    "paper_shapes": dict,
+    "description": str,
+}
+
+
+class WorkloadError(ValueError):
+    """A workload file whose metadata is missing or malformed, or an unknown workload id."""
+
+
+@dataclass(frozen=True)
+class WorkloadInfo:
+    """Metadata of one workload, as declared by its ``STEPTP`` dict (plus where it lives)."""
+
+    name: str
+    level: int
+    path: Path
+    tags: tuple[str, ...]
+    ops: tuple[str, ...]
+    license: str
+    paper_shapes: dict[str, int | float]
+    description: str
+    #: Default values of the module-level UPPER_CASE constants (what ``--set NAME=VALUE`` overrides).
+    default_shapes: dict[str, int | float]
+
+    @property
+    def id(self) -> str:
+        """Stable identifier ``level<N>/<name>``; also the file path relative to ``workloads/``."""
+        return f"level{self.level}/{self.name}"
+
+
+def _literal_assignments(tree: ast.Module) -> dict[str, ast.expr]:
+    """Top-level ``NAME = <expr>`` (and annotated) assignments of a module, last one wins."""
+    found: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            found[node.targets[0].id] = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            found[node.target.id] = node.value
+    return found
+
+
+def shape_constants(source: str) -> dict[str, int | float]:
+    """The module-level UPPER_CASE constants that are plain int/float literals, in file order.
+
+    These are the knobs ``steptp translate --set NAME=VALUE`` may override; ``STEPTP`` and constants
+    computed from others are not knobs.
+    """
+    tree = ast.parse(source)
+    result: dict[str, int | float] = {}
+    for name, value in _literal_assignments(tree).items():
+        if not _UPPER.match(name) or name == "STEPTP":
+            continue
+        try:
+            literal = ast.literal_eval(value)
+        except ValueError:
+            continue
+        if isinstance(literal, int | float) and not isinstance(literal, bool):
+            result[name] = literal
+    return result
+
+
+def read_metadata(path: Path) -> WorkloadInfo:
+    """Parse one workload file's ``STEPTP`` dict without executing the file, validating every field."""
+    path = Path(path)
+    source = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(source, filename=str(path))
+    except SyntaxError as exc:
+        raise WorkloadError(f"{path}: not valid Python: {exc}") from exc
+    node = _literal_assignments(tree).get("STEPTP")
+    if node is None:
+        raise WorkloadError(f"{path}: no module-level STEPTP = {{...}} assignment")
+    try:
+        meta: Any = ast.literal_eval(node)
+    except ValueError as exc:
+        raise WorkloadError(f"{path}: STEPTP must be a literal dict: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise WorkloadError(f"{path}: STEPTP must be a dict")
+    for key, kind in _REQUIRED.items():
+        if key not in meta:
+            raise WorkloadError(f"{path}: STEPTP lacks {key!r}")
+        if not isinstance(meta[key], kind) or isinstance(meta[key], bool):
+            raise WorkloadError(f"{path}: STEPTP[{key!r}] must be {getattr(kind, '__name__', kind)}")
+    unknown = sorted(set(meta) - set(_REQUIRED))
+    if unknown:
+        raise WorkloadError(f"{path}: STEPTP has unknown keys {unknown}")
+    name = meta["name"]
+    if name != path.stem or not _SNAKE.match(name):
+        raise WorkloadError(f"{path}: name {name!r} must be snake_case and equal the file name")
+    if meta["level"] not in LEVELS or path.parent.name != f"level{meta['level']}":
+        raise WorkloadError(f"{path}: level {meta['level']} does not match directory {path.parent.name}")
+    for key in ("tags", "ops"):
+        items = meta[key]
+        if not items or not all(isinstance(x, str) and x for x in items) or len(set(items)) != len(items):
+            raise WorkloadError(f"{path}: STEPTP[{key!r}] must be a non-empty list of distinct strings")
+    if meta["license"] != LICENSE:
+        raise WorkloadError(f"{path}: licence must be {LICENSE}")
+    if not meta["description"].strip():
+        raise WorkloadError(f"{path}: empty description")
+    defaults = shape_constants(source)
+    paper = meta["paper_shapes"]
+    for key, value in paper.items():
+        if key not in defaults:
+            raise WorkloadError(f"{path}: paper_shapes names {key!r}, which is not a module constant")
+        if type(value) is not type(defaults[key]):
+            raise WorkloadError(f"{path}: paper_shapes[{key!r}] must have the type of the default")
+    return WorkloadInfo(
+        name=name,
+        level=meta["level"],
+        path=path,
+        tags=tuple(meta["tags"]),
+        ops=tuple(meta["ops"]),
+        license=meta["license"],
+        paper_shapes=dict(paper),
+        description=meta["description"].strip(),
+        default_shapes=defaults,
+    )
+
+
+@lru_cache(maxsize=4)
+def _scan(root: Path) -> tuple[WorkloadInfo, ...]:
+    infos: list[WorkloadInfo] = []
+    for level in LEVELS:
+        for path in sorted((root / f"level{level}").glob("*.py")):
+            if path.name.startswith("_"):
+                continue
+            infos.append(read_metadata(path))
+    return tuple(infos)
+
+
+def list_workloads(level: int | None = None, *, root: Path | None = None) -> list[WorkloadInfo]:
+    """All workloads (or those of one level), sorted by level then name — a stable order."""
+    if level is not None and level not in LEVELS:
+        raise WorkloadError(f"unknown level {level}; levels are {LEVELS}")
+    infos = _scan((root or ROOT).resolve())
+    return [info for info in infos if level is None or info.level == level]
+
+
+def get_workload(workload_id: str, *, root: Path | None = None) -> WorkloadInfo:
+    """The workload ``level<N>/<name>`` (a trailing ``.py`` is tolerated)."""
+    wanted = workload_id.strip().removesuffix(".py")
+    for info in list_workloads(root=root):
+        if info.id == wanted:
+            return info
+    raise WorkloadError(f"unknown workload {workload_id!r}")
+
+
+def load_module(workload: WorkloadInfo | str) -> ModuleType:
+    """Execute a workload file and return it as a fresh module (this imports torch).
+
+    A fresh module each call, so constants patched by one caller never leak into another.
+    """
+    info = get_workload(workload) if isinstance(workload, str) else workload
+    module_name = f"steptp_workload_{info.level}_{info.name}"
+    spec = importlib.util.spec_from_file_location(module_name, info.path)
+    if spec is None or spec.loader is None:
+        raise WorkloadError(f"cannot load {info.path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
