@@ -13,7 +13,7 @@ only to keep *redundant* parentheses found in input text (the public data has a 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import NamedTuple
 
 #: Element types the language accepts. The checker rejects the ``UNSUPPORTED_DTYPES`` ones.
 DTYPES: tuple[str, ...] = (
@@ -43,9 +43,11 @@ COMPARE_OPS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 LOGIC_OPS = frozenset({"&", "|"})
 
 
-@dataclass(frozen=True, slots=True)
-class Pos:
-    """Where a node came from in the source text (1-based line/column, 0-based offsets)."""
+class Pos(NamedTuple):
+    """Where a node came from in the source text (1-based line/column, 0-based offsets).
+
+    A named tuple rather than a dataclass: the parser makes one per node, and tuples are built fastest.
+    """
 
     line: int
     column: int
@@ -149,7 +151,7 @@ class Paren:
     pos: Pos | None = _pos()
 
 
-Expr = Union[Num, Inf, Var, TensorRef, BinOp, Neg, Call, IfThenElse, Paren]
+Expr = Num | Inf | Var | TensorRef | BinOp | Neg | Call | IfThenElse | Paren
 
 
 # ------------------------------------------------------------------------------------------ conditions
@@ -175,7 +177,7 @@ class Logical:
 
 
 #: A condition: a comparison, a logical combination, or a lone expression (a bool tensor reference).
-Cond = Union[Compare, Logical, Num, Inf, Var, TensorRef, BinOp, Neg, Call, IfThenElse, Paren]
+Cond = Compare | Logical | Num | Inf | Var | TensorRef | BinOp | Neg | Call | IfThenElse | Paren
 
 
 # --------------------------------------------------------------------------------------------- program
@@ -209,7 +211,7 @@ class Block:
     pos: Pos | None = _pos()
 
 
-Item = Union[Assign, Block]
+Item = Assign | Block
 
 
 @dataclass(frozen=True, slots=True)

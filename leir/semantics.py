@@ -9,12 +9,12 @@ records it here, so every consumer agrees on one reading of the program instead 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 from leir.ast import Expr, Pos
 
 
-class StmtKind(str, Enum):
+class StmtKind(StrEnum):
     """How a statement's left-hand side relates to its earlier values."""
 
     #: Plain write: the LHS does not read itself.
@@ -58,7 +58,7 @@ class TensorInfo:
         return self.role != "intermediate"
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
 

@@ -1,0 +1,144 @@
+"""Whole programs on disk and on the wire: the ``.leir`` text format, the JSON form, the content hash.
+
+A ``.leir`` file is a short signature header, a ``---`` line, then the body (canonical or pretty)::
+
+    # softmax over the last axis
+    input  A: f32[16, 1024]
+    output C: f32[16, 1024]
+    ---
+    B^{16}_{tx=0}L^{1024}_{a=0}[ ... ];
+
+The JSON form uses the same keys as the public reference data (``tensors`` and ``leir``), so corpus
+rows load directly. The content hash covers the signature and the canonical body, nothing else: the
+same program always hashes the same, however it was spelled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from leir.ast import DTYPES, ROLES, UNSUPPORTED_DTYPES, Program, Signature, TensorDecl, tensor_refs
+from leir.ast import statements as iter_statements
+from leir.errors import LeirFormatError
+from leir.parser import parse_body
+from leir.printer import canonical, pretty
+
+SEPARATOR = "---"
+_DECL_RE = re.compile(
+    r"^\s*(?P<role>[a-z]+)\s+(?P<name>[A-Z][a-z]*)\s*:\s*(?P<dtype>[a-z0-9]+)\s*\[(?P<shape>[^\]]*)\]\s*$"
+)
+_KNOWN_DTYPES = frozenset(DTYPES) | frozenset(UNSUPPORTED_DTYPES)
+
+
+def _parse_decl(line: str, lineno: int) -> TensorDecl:
+    match = _DECL_RE.match(line)
+    if match is None:
+        raise LeirFormatError(
+            f"expected a tensor declaration like 'input A: f32[16, 64]', got {line.strip()!r}", line=lineno
+        )
+    role, dtype = match["role"], match["dtype"]
+    if role not in ROLES:
+        raise LeirFormatError(f"unknown role {role!r} (known: {', '.join(ROLES)})", line=lineno)
+    if dtype not in _KNOWN_DTYPES:
+        raise LeirFormatError(f"unknown dtype {dtype!r} (known: {', '.join(DTYPES)})", line=lineno)
+    shape_text = match["shape"].strip()
+    try:
+        shape = tuple(int(part) for part in shape_text.split(",")) if shape_text else ()
+    except ValueError:
+        raise LeirFormatError(f"shape must be a list of integers, got [{shape_text}]", line=lineno) from None
+    if any(extent <= 0 for extent in shape):
+        raise LeirFormatError(f"shape extents must be positive, got [{shape_text}]", line=lineno)
+    return TensorDecl(match["name"], role, dtype, shape)
+
+
+def load_program(text: str) -> Program:
+    """Parse a ``.leir`` document; body line numbers in errors are those of the whole file."""
+    lines = text.split("\n")
+    decls: list[TensorDecl] = []
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped == SEPARATOR:
+            body_text = "\n".join(lines[index + 1 :])
+            body = parse_body(body_text, line_offset=index + 1)
+            return Program(Signature(_unique(decls)), body)
+        if not stripped or stripped.startswith("#"):
+            continue
+        decls.append(_parse_decl(line, index + 1))
+    raise LeirFormatError(f"missing the '{SEPARATOR}' line between the signature and the body")
+
+
+def _unique(decls: list[TensorDecl]) -> tuple[TensorDecl, ...]:
+    seen: set[str] = set()
+    for decl in decls:
+        if decl.name in seen:
+            raise LeirFormatError(f"tensor {decl.name} is declared twice")
+        seen.add(decl.name)
+    return tuple(decls)
+
+
+def signature_text(signature: Signature) -> str:
+    width = max((len(d.role) for d in signature.tensors), default=0)
+    return "".join(
+        f"{d.role.ljust(width)} {d.name}: {d.dtype}[{', '.join(str(n) for n in d.shape)}]\n"
+        for d in signature.tensors
+    )
+
+
+def dump_program(program: Program, *, pretty_body: bool = True, comment: str | None = None) -> str:
+    """The ``.leir`` text of a program (pretty body by default; canonical on one line otherwise)."""
+    header = "".join(f"# {line}\n" for line in comment.splitlines()) if comment else ""
+    body = pretty(program.body) if pretty_body else canonical(program.body) + "\n"
+    return header + signature_text(program.signature) + SEPARATOR + "\n" + body
+
+
+def program_to_json(program: Program) -> dict[str, Any]:
+    """The JSON form: the public data's keys, ``tensors`` in signature order and the canonical ``leir``."""
+    return {
+        "tensors": [
+            {"name": d.name, "role": d.role, "dtype": d.dtype, "shape": list(d.shape)}
+            for d in program.signature.tensors
+        ],
+        "leir": canonical(program.body),
+    }
+
+
+def program_from_json(data: Mapping[str, Any]) -> Program:
+    """Build a program from the JSON form.
+
+    A missing tensor dtype (the public f32 rows leave it out) is taken from the body's references; a
+    tensor the body never reads (a few public rows list unused constants) gets the body's most common
+    floating-point dtype.
+    """
+    try:
+        body = parse_body(data["leir"])
+        raw_tensors = data["tensors"]
+    except KeyError as exc:
+        raise LeirFormatError(f"JSON program needs the key {exc.args[0]!r}") from None
+    body_dtypes: dict[str, str] = {}
+    for _, stmt, _ in iter_statements(body):
+        for ref in (stmt.target, *tensor_refs(stmt.value)):
+            body_dtypes.setdefault(ref.name, ref.dtype)
+    decls = []
+    for raw in raw_tensors:
+        name = raw.get("name")
+        dtype = raw.get("dtype") or body_dtypes.get(name) or _dominant_float(body_dtypes)
+        role = raw.get("role")
+        if role not in ROLES:
+            raise LeirFormatError(f"tensor {name} has unknown role {role!r}")
+        decls.append(TensorDecl(name, role, dtype, tuple(int(n) for n in raw.get("shape", ()))))
+    return Program(Signature(_unique(decls)), body)
+
+
+def _dominant_float(dtypes: Mapping[str, str]) -> str:
+    floats = [d for d in dtypes.values() if d in ("f16", "bf16", "f32", "f64")]
+    return max(sorted(set(floats)), key=floats.count) if floats else "f32"
+
+
+def program_hash(program: Program) -> str:
+    """Stable content hash (SHA-256 hex) of the signature and the canonical body."""
+    payload = json.dumps(program_to_json(program), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(payload.encode()).hexdigest()
