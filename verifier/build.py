@@ -1,0 +1,114 @@
+"""Build a lowered program for a target and run or time it on numpy arrays.
+
+This is the API the sandbox/verify layer builds on: ``build(program_or_lowered, target) -> Kernel``;
+``Kernel.run`` takes and returns plain numpy arrays keyed by tensor name, so callers never see TVM objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from leir.ast import Program
+from leir.dtypes import numpy_dtype
+from leir.semantics import ProgramInfo
+from verifier import targets as tg
+from verifier import tvm_adapter as tvm_a
+from verifier.lowering import BuildError, Lowered, LoweringError, lower
+
+__all__ = ["Kernel", "build", "cuda_source", "BuildError", "LoweringError"]
+
+
+@dataclass
+class Kernel:
+    """A compiled program: run/time it on numpy arrays, read its TIR and generated sources."""
+
+    lowered: Lowered
+    executable: Any
+    target: dict[str, Any]
+    versions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def params(self):
+        return self.lowered.params
+
+    @property
+    def output_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.role == "output")
+
+    @property
+    def input_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.role != "output")
+
+    def _args(self, arrays: Mapping[str, np.ndarray]) -> list[Any]:
+        if not tg.runs_here(self.target):
+            raise LoweringError(f"a {self.target['kind']} kernel cannot run on this machine")
+        args = []
+        for p in self.params:
+            if p.dtype == "bf16":
+                raise LoweringError("bf16 tensors cannot be passed from numpy; run this program in f32")
+            dtype = numpy_dtype(p.dtype)
+            if p.role == "output":
+                array = np.zeros(p.shape, dtype=dtype)
+            else:
+                if p.name not in arrays:
+                    raise ValueError(f"missing input array {p.name!r} (expected {list(self.input_names)})")
+                array = np.asarray(arrays[p.name])
+                if tuple(array.shape) != p.shape:
+                    raise ValueError(f"input {p.name!r} has shape {tuple(array.shape)}, expected {p.shape}")
+                array = array.astype(dtype, copy=False)
+            args.append(tvm_a.cpu_tensor(array))
+        return args
+
+    def run(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Run once: copy the inputs in, return every output (fresh zero-initialised buffers)."""
+        args = self._args(arrays)
+        try:
+            tvm_a.call(self.executable, args)
+        except tvm_a.AdapterError as exc:
+            raise BuildError(str(exc)) from exc
+        return {p.name: tvm_a.to_numpy(a) for p, a in zip(self.params, args, strict=True)
+                if p.role == "output"}
+
+    def time(self, arrays: Mapping[str, np.ndarray], *, number: int = 1, repeat: int = 3,
+             min_repeat_ms: int = 0) -> list[float]:
+        """Seconds per call for each of ``repeat`` repeats (TVM's time evaluator)."""
+        args = self._args(arrays)
+        return tvm_a.time_main(self.executable, args, number=number, repeat=repeat,
+                               min_repeat_ms=min_repeat_ms)
+
+    def source(self, kind: str = "tir") -> str:
+        """``tir`` (printed TVMScript), ``llvm`` (host LLVM IR) or ``cuda`` (device C source)."""
+        if kind == "tir":
+            return self.lowered.script
+        found = tvm_a.sources(self.executable)
+        if kind not in found:
+            raise KeyError(f"no {kind!r} source in this build (have: {', '.join(sorted(found))})")
+        return found[kind]
+
+
+def build(program_or_lowered: Program | Lowered, target: str | dict[str, Any] = "llvm", *,
+          info: ProgramInfo | None = None) -> Kernel:
+    """Lower (if needed) and compile. Raises ``LeirCheckError``, ``LoweringError`` (and its
+    ``GpuLimitError``/``BuildError`` subclasses)."""
+    spec = tg.resolve(target)
+    if isinstance(program_or_lowered, Lowered):
+        lowered = program_or_lowered
+        if spec["kind"] != lowered.target["kind"]:  # the TIR depends on the target kind only
+            lowered = lower(lowered.program, spec, info=lowered.info)
+    else:
+        lowered = lower(program_or_lowered, spec, info=info)
+    try:
+        executable = tvm_a.compile_module(lowered.mod, spec)
+    except tvm_a.AdapterError as exc:
+        raise BuildError(str(exc)) from exc
+    return Kernel(lowered=lowered, executable=executable, target=spec, versions=dict(lowered.versions))
+
+
+def cuda_source(program: Program | Lowered, *, info: ProgramInfo | None = None,
+                target: str | dict[str, Any] = "cuda") -> str:
+    """Build for cuda and return the CUDA C source TVM generated (compiles here, runs on a GPU)."""
+    return build(program, target, info=info).source("cuda")

@@ -1,0 +1,699 @@
+"""LEIR → TVM TIR: a checked program becomes one ``@T.prim_func(s_tir=True)`` named ``main``.
+
+The lowering writes TVMScript *text* and lets TVM parse it. Text is deterministic by construction (no
+object identities, no dict-order surprises), readable when a build fails, and the module TVM parses back
+prints (``mod.script()``) identically for the same program in any process.
+
+Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
+
+* Parameters are the signature's tensors in signature order; intermediates are ``T.alloc_buffer``.
+  Scopes: on cuda ``s`` → ``shared`` and ``l`` → ``local``; on the CPU every buffer is ``global`` (a large
+  ``local`` array would land on the stack).
+* One ``T.sblock`` per statement, inside exactly the loops around it; every enclosing loop variable is a
+  block iterator (``v_<name>``). Reductions (checker kind REDUCE) mark their reduce loops ``R`` and put the
+  implicit init in ``T.init()`` when that is exact: the LHS subscript is distinct plain loop variables and
+  nothing earlier in the same top-level block touches the tensor (then TVM's "init when every reduce
+  iterator is 0" is exactly "once per element, before its first update"). Otherwise the whole tensor is
+  filled with the init value in its own nest right before the top-level block — the semantics' own
+  definition.
+* Zero fill: an output or intermediate is zero-filled at the start of ``main`` unless its first
+  referencing statement is a plain write or a reduction that covers the whole tensor (LHS = distinct
+  plain loop variables whose extents are the tensor's dimensions) and reads nothing else of it.
+* Arithmetic is evaluated in the LHS dtype (every tensor operand, literal and loop variable is cast);
+  comparisons run in the promoted type of their two operands; integer ``/`` and ``//`` are ``floordiv``,
+  ``%`` is ``floormod``; ``**`` with literal exponent 2 on a leaf is ``x*x``, otherwise ``T.pow``.
+* Guarded reads: any tensor index whose range over the loops can leave the tensor (``D_{a-1}`` under
+  ``a-1<0``, padding reads) is clamped into range, so evaluating both sides of ``T.if_then_else`` never
+  touches memory outside a buffer; the discarded value does not matter.
+* Loops: ``L`` serial, ``P`` ``T.parallel``, ``V`` ``T.vectorized``, ``U`` ``T.unroll``. ``B`` on cuda is
+  ``T.thread_binding``: a variable ``b<x|y|z>…`` binds ``blockIdx``, ``t<x|y|z>…`` binds ``threadIdx``, any
+  other name binds ``threadIdx.x``. ``B`` on the CPU: block axes become ``T.parallel`` and thread axes stay
+  serial; a block axis that some statement inside it reduces over (absent from its LHS) or carries a
+  recurrence along stays serial too. LLVM cannot nest parallel loops, so a parallel loop (``P`` or mapped
+  ``B``) inside another becomes serial.
+* cuda: a top-level block without any ``B`` loop runs in a unit launch (one block, one thread); a
+  reduction over a ``threadIdx`` loop uses TVM's cross-thread reduction; a statement that would race across
+  ``blockIdx`` (or across threads without a ``T.init`` reduction) is refused with a ``LoweringError``.
+  GPU limits (threads per block, per-axis extents, static shared memory) are checked before building.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from leir import ast as A
+from leir.dtypes import max_value, min_value
+from leir.intervals import index_range
+from leir.semantics import ProgramInfo, StmtInfo, StmtKind
+from verifier import targets as tg
+from verifier import tvm_adapter as tvm_a
+
+
+class LoweringError(Exception):
+    """The program is valid LEIR but cannot be lowered to the requested target."""
+
+
+class BuildError(LoweringError):
+    """TVM could not compile the lowered module for the target; carries TVM's message."""
+
+
+class GpuLimitError(LoweringError):
+    """A binding or allocation exceeds a CUDA limit; names the loop (or tensor) and the limit."""
+
+    def __init__(self, message: str, *, loop: str = "", limit: str = "") -> None:
+        self.loop = loop
+        self.limit = limit
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One PrimFunc parameter: a known tensor of the signature, in signature order."""
+
+    name: str
+    role: str
+    dtype: str
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """A lowered program: the IRModule handle, its printed TIR, and what built it."""
+
+    mod: Any
+    #: ``mod.script()``: TVM's own printing of the module (the TIR that token counts compare).
+    script: str
+    #: The TVMScript text this module generated and TVM parsed.
+    source: str
+    target: dict[str, Any]
+    params: tuple[Param, ...]
+    program: A.Program
+    info: ProgramInfo
+    versions: dict[str, str] = field(default_factory=dict)
+
+
+_FLOAT_WIDTH = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
+_INT_WIDTH = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
+_RESERVED = set(keyword.kwlist) | {"range", "T", "I", "main", "int", "float", "bool", "max", "min"}
+_GPU_VAR = re.compile(r"^([bt])([xyz])")
+_INDEX_DTYPE = "int32"
+_CALL = {"exp": "T.exp", "log": "T.log", "sqrt": "T.sqrt", "erf": "T.erf", "abs": "T.abs",
+         "max": "T.max", "min": "T.min"}
+
+
+def lower(program: A.Program, target: str | dict[str, Any] = "llvm", *,
+          info: ProgramInfo | None = None) -> Lowered:
+    """Check (unless ``info`` is given), lower and parse one program for ``target``."""
+    if info is None:
+        info = _check(program)
+    spec = tg.resolve(target)
+    text = to_tvmscript(program, spec, info=info)
+    try:
+        mod = tvm_a.parse_script(text)
+    except tvm_a.AdapterError as exc:
+        raise LoweringError(f"TVM rejected the generated TIR: {exc}") from exc
+    params = tuple(Param(d.name, d.role, info.tensors[d.name].dtype, tuple(d.shape))
+                   for d in program.signature.tensors)
+    return Lowered(mod=mod, script=tvm_a.script(mod), source=text, target=spec, params=params,
+                   program=program, info=info, versions=dict(tvm_a.versions()))
+
+
+def to_tvmscript(program: A.Program, target: str | dict[str, Any] = "llvm", *,
+                 info: ProgramInfo | None = None) -> str:
+    """The TVMScript text of the program (no TVM call; checks GPU limits for cuda)."""
+    if info is None:
+        info = _check(program)
+    return _Writer(program, info, tg.resolve(target)).run()
+
+
+def _check(program: A.Program) -> ProgramInfo:
+    from leir.checker import check
+    from leir.errors import LeirCheckError
+
+    info = check(program)
+    if not info.ok:
+        raise LeirCheckError(info.errors)
+    return info
+
+
+# ---------------------------------------------------------------------------------------------- types
+
+
+def _tvm_dtype(dtype: str) -> str:
+    try:
+        return tvm_a.TVM_DTYPES[dtype]
+    except KeyError:
+        raise LoweringError(f"dtype {dtype!r} has no TVM lowering") from None
+
+
+def _promote(a: str, b: str) -> str:
+    """Promoted type of two operand types; ``int``/``float`` are untyped literals (weak)."""
+    fa = a in _FLOAT_WIDTH or a == "float"
+    fb = b in _FLOAT_WIDTH or b == "float"
+    if fa or fb:
+        floats = [t for t in (a, b) if t in _FLOAT_WIDTH]
+        if not floats:
+            return "f64"
+        return max(floats, key=lambda t: (_FLOAT_WIDTH[t], t == "f32"))
+    ints = [t for t in (a, b) if t in _INT_WIDTH]
+    if ints:
+        return max(ints, key=lambda t: (_INT_WIDTH[t], t.startswith("i")))
+    if a == "bool" and b == "bool":
+        return "bool"
+    return "i64"
+
+
+# --------------------------------------------------------------------------------------------- writer
+
+
+class _Writer:
+    """Writes the TVMScript of one program; one instance per lowering."""
+
+    def __init__(self, program: A.Program, info: ProgramInfo, target: dict[str, Any]) -> None:
+        self.program = program
+        self.info = info
+        self.target = target
+        self.gpu = tg.is_gpu(target)
+        self.lines: list[str] = []
+        self.stmt_order = list(A.statements(program.body))
+        self.tnames = {name: (name + "_" if name in _RESERVED else name) for name in info.tensors}
+        self.use_init = {path: self._init_exact(path, stmt)
+                         for path, stmt, _ in self.stmt_order
+                         if self._kind(path) is StmtKind.REDUCE}
+
+    # ---- helpers -------------------------------------------------------------------------------
+    def _kind(self, path: tuple[int, ...]) -> StmtKind:
+        return self._sinfo(path).kind
+
+    def _sinfo(self, path: tuple[int, ...]) -> StmtInfo:
+        try:
+            return self.info.statements[path]
+        except KeyError:
+            raise LoweringError(f"checker gave no facts for statement {path}") from None
+
+    def emit(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+    @staticmethod
+    def var(name: str) -> str:
+        return name + "_" if name in _RESERVED or name.startswith("v_") else name
+
+    @staticmethod
+    def ivar(name: str) -> str:
+        return "v_" + name
+
+    def tdt(self, name: str) -> str:
+        return self.info.tensors[name].dtype
+
+    # ---- analysis ------------------------------------------------------------------------------
+    def _init_exact(self, path: tuple[int, ...], stmt: A.Assign) -> bool:
+        """True when ``T.init`` is exactly the implicit init (see module docstring)."""
+        sinfo = self._sinfo(path)
+        idx = [A.strip_parens(i) for i in stmt.target.indices]
+        if not sinfo.reduce_vars or not all(isinstance(i, A.Var) for i in idx):
+            return False
+        if len({i.name for i in idx}) != len(idx):
+            return False
+        name = stmt.target.name
+        for other_path, other, _ in self.stmt_order:
+            if other_path == path:
+                break
+            if other_path[0] == path[0] and _mentions(other, name):
+                return False
+        return True
+
+    def _covering(self, stmt: A.Assign, loops: tuple[A.Loop, ...]) -> bool:
+        shape = self.info.tensors[stmt.target.name].shape
+        idx = [A.strip_parens(i) for i in stmt.target.indices]
+        if len(idx) != len(shape) or not all(isinstance(i, A.Var) for i in idx):
+            return False
+        if len({i.name for i in idx}) != len(idx):
+            return False
+        extents = {lp.var: lp.extent for lp in loops}
+        return all(extents.get(i.name) == n for i, n in zip(idx, shape, strict=True))
+
+    def _needs_zero(self, name: str) -> bool:
+        for path, stmt, loops in self.stmt_order:
+            if not _mentions(stmt, name):
+                continue
+            if stmt.target.name != name:
+                return True
+            kind = self._kind(path)
+            if kind is StmtKind.REDUCE:
+                return self.use_init[path] and not self._covering(stmt, loops)
+            if kind is StmtKind.ASSIGN:
+                reads_self = any(r.name == name for r in A.tensor_refs(stmt.value)) or any(
+                    r.name == name for i in stmt.target.indices for r in A.tensor_refs(i))
+                return reads_self or not self._covering(stmt, loops)
+            return True
+        return False  # never referenced: a warning for the checker; writing zeros is still right
+
+    def _race_vars(self, path: tuple[int, ...], stmt: A.Assign, loops: tuple[A.Loop, ...]) -> set[str]:
+        """Loop variables along which iterations of this statement depend on each other."""
+        lhs_vars = {v.name for i in stmt.target.indices for v in A.walk_expr(i) if isinstance(v, A.Var)}
+        races = {lp.var for lp in loops if lp.var not in lhs_vars}
+        if self._kind(path) is StmtKind.RECURRENCE:
+            for ref in A.tensor_refs(stmt.value):
+                if ref.name != stmt.target.name:
+                    continue
+                for mine, theirs in zip(stmt.target.indices, ref.indices, strict=False):
+                    if mine != theirs:
+                        races |= {v.name for v in A.walk_expr(mine) if isinstance(v, A.Var)}
+        return races
+
+    # ---- program -------------------------------------------------------------------------------
+    def run(self) -> str:
+        sig = self.program.signature
+        params = ", ".join(
+            f"{self.tnames[d.name]}: T.Buffer({_shape(self.info.tensors[d.name].shape)}, "
+            f"\"{_tvm_dtype(self.info.tensors[d.name].dtype)}\")"
+            for d in sig.tensors)
+        self.emit(0, "@T.prim_func(s_tir=True)")
+        self.emit(0, f"def main({params}):")
+        self.emit(1, 'T.func_attr({"tir.noalias": True})')
+        for t in self.info.intermediates:
+            scope = {"s": "shared", "l": "local"}.get(t.scope, "global") if self.gpu else "global"
+            self.emit(1, f"{self.tnames[t.name]} = T.alloc_buffer({_shape(t.shape)}, "
+                         f"\"{_tvm_dtype(t.dtype)}\", scope=\"{scope}\")")
+        if self.gpu:
+            self._check_gpu_limits()
+        for t in self.info.tensors.values():
+            if t.role in ("output", "intermediate") and self._needs_zero(t.name):
+                self._fill(t.name, _literal(0, t.dtype), f"zero_{t.name}", 1)
+        for b_index, block in enumerate(self.program.body.blocks):
+            for path, stmt, _ in self.stmt_order:
+                if path[0] == b_index and self._kind(path) is StmtKind.REDUCE and not self.use_init[path]:
+                    init = self._sinfo(path).init
+                    value = self.literal_expr(init, self.tdt(stmt.target.name))
+                    self._fill(stmt.target.name, value, f"init_{stmt.target.name}_{_pstr(path)}", 1)
+            self._top_block(block, b_index)
+        return "\n".join(self.lines) + "\n"
+
+    def _fill(self, name: str, value: str, label: str, depth: int) -> None:
+        """A nest writing ``value`` into every element of ``name`` (parallel on CPU, bound on cuda)."""
+        shape = self.info.tensors[name].shape
+        loop_vars = [f"i{k}" for k in range(len(shape))]
+        if self.gpu:
+            bound = 0
+            if shape:
+                self.emit(depth, f"for i0 in T.thread_binding({shape[0]}, thread=\"blockIdx.x\"):")
+                depth += 1
+                bound = 1
+            else:
+                self.emit(depth, "for u_bx in T.thread_binding(1, thread=\"blockIdx.x\"):")
+                depth += 1
+            if len(shape) > 1 and shape[1] <= tg.MAX_THREADS["x"]:
+                self.emit(depth, f"for i1 in T.thread_binding({shape[1]}, thread=\"threadIdx.x\"):")
+                depth += 1
+                bound = 2
+            else:
+                self.emit(depth, "for u_tx in T.thread_binding(1, thread=\"threadIdx.x\"):")
+                depth += 1
+            for k in range(bound, len(shape)):
+                self.emit(depth, f"for i{k} in range({shape[k]}):")
+                depth += 1
+        else:
+            for k, n in enumerate(shape):
+                head = f"T.parallel({n})" if k == 0 else f"range({n})"
+                self.emit(depth, f"for i{k} in {head}:")
+                depth += 1
+        self.emit(depth, f"with T.sblock(\"{label}\"):")
+        depth += 1
+        for k, n in enumerate(shape):
+            self.emit(depth, f"v_i{k} = T.axis.spatial({n}, {loop_vars[k]})")
+        sub = ", ".join(f"v_i{k}" for k in range(len(shape))) if shape else "()"
+        self.emit(depth, f"{self.tnames[name]}[{sub}] = {value}")
+
+    # ---- loops and statements ------------------------------------------------------------------
+    def _top_block(self, block: A.Block, b_index: int) -> None:
+        depth = 1
+        if self.gpu and not _has_b(block):
+            self.emit(depth, "for u_bx in T.thread_binding(1, thread=\"blockIdx.x\"):")
+            self.emit(depth + 1, "for u_tx in T.thread_binding(1, thread=\"threadIdx.x\"):")
+            depth += 2
+        races = self._block_races(block, (b_index,))
+        self._block(block, (b_index,), (), depth, races, in_parallel=False, tags=())
+
+    def _block_races(self, block: A.Block, path: tuple[int, ...]) -> dict[str, set[str]]:
+        """For every loop variable of the block, the set of race variables of statements inside it."""
+        out: dict[str, set[str]] = {}
+        for sub_path, stmt, loops in self.stmt_order:
+            if sub_path[: len(path)] != path:
+                continue
+            races = self._race_vars(sub_path, stmt, loops)
+            for lp in loops:
+                out.setdefault(lp.var, set()).update(races)
+        return out
+
+    def _block(self, block: A.Block, path: tuple[int, ...], outer: tuple[A.Loop, ...], depth: int,
+               races: dict[str, set[str]], *, in_parallel: bool, tags: tuple[str, ...]) -> None:
+        for loop in block.loops:
+            head, parallel, tag = self._loop_head(loop, races, in_parallel, tags)
+            in_parallel = in_parallel or parallel
+            if tag:
+                tags = tags + (tag,)
+            self.emit(depth, f"for {self.var(loop.var)} in {head}:")
+            depth += 1
+        loops = outer + block.loops
+        for i, item in enumerate(block.items):
+            if isinstance(item, A.Assign):
+                self._statement(item, path + (i,), loops, depth, tags)
+            else:
+                self._block(item, path + (i,), loops, depth, races, in_parallel=in_parallel, tags=tags)
+
+    def _loop_head(self, loop: A.Loop, races: dict[str, set[str]], in_parallel: bool,
+                   tags: tuple[str, ...]) -> tuple[str, bool, str]:
+        n = loop.extent
+        racy = loop.var in races.get(loop.var, set())
+        if loop.kind == "L":
+            return f"range({n})", False, ""
+        if loop.kind == "U":
+            return f"T.unroll({n})", False, ""
+        if loop.kind == "V":
+            return f"T.vectorized({n})", False, ""
+        if loop.kind == "P":
+            if in_parallel or self.gpu:
+                return f"range({n})", False, ""
+            return f"T.parallel({n})", True, ""
+        # B
+        tag = _thread_tag(loop.var)
+        if self.gpu:
+            if tag in tags:
+                raise LoweringError(f"loop {_loop_text(loop)} binds {tag} again inside a loop bound to it")
+            return f"T.thread_binding({n}, thread=\"{tag}\")", False, tag
+        if tag.startswith("blockIdx") and not racy and not in_parallel:
+            return f"T.parallel({n})", True, ""
+        return f"range({n})", False, ""
+
+    def _statement(self, stmt: A.Assign, path: tuple[int, ...], loops: tuple[A.Loop, ...], depth: int,
+                   tags: tuple[str, ...]) -> None:
+        sinfo = self._sinfo(path)
+        dtype = self.tdt(stmt.target.name)
+        use_init = sinfo.kind is StmtKind.REDUCE and self.use_init[path]
+        reduce_vars = set(sinfo.reduce_vars) if use_init else set()
+        if self.gpu:
+            self._check_races(stmt, path, loops, use_init)
+        self.emit(depth, f"with T.sblock(\"{stmt.target.name}_{_pstr(path)}\"):")
+        depth += 1
+        ranges = {lp.var: (0, lp.extent - 1) for lp in loops}
+        for lp in loops:
+            kind = "reduce" if lp.var in reduce_vars else "spatial"
+            self.emit(depth, f"{self.ivar(lp.var)} = T.axis.{kind}({lp.extent}, {self.var(lp.var)})")
+        lhs = self.tref(stmt.target, ranges, clamp=False)
+        if use_init:
+            self.emit(depth, "with T.init():")
+            self.emit(depth + 1, f"{lhs} = {self.literal_expr(sinfo.init, dtype)}")
+        self.emit(depth, f"{lhs} = {self.expr(stmt.value, dtype, ranges)}")
+
+    def _check_races(self, stmt: A.Assign, path: tuple[int, ...], loops: tuple[A.Loop, ...],
+                     use_init: bool) -> None:
+        races = self._race_vars(path, stmt, loops)
+        reads = {v.name for v in A.walk_expr(stmt.value) if isinstance(v, A.Var)}
+        reads |= {v.name for r in A.tensor_refs(stmt.value) for i in r.indices
+                  for v in A.walk_expr(i) if isinstance(v, A.Var)}
+        for lp in loops:
+            if lp.kind != "B" or lp.var not in races:
+                continue
+            tag = _thread_tag(lp.var)
+            kind = self._kind(path)
+            if kind is StmtKind.REDUCE and use_init and tag.startswith("threadIdx"):
+                continue  # TVM's cross-thread reduction
+            if kind is StmtKind.ASSIGN and lp.var not in reads:
+                continue  # every thread writes the same value
+            raise LoweringError(
+                f"statement {A.Assign.__name__} to {stmt.target.name} at {_pstr(path)} depends across "
+                f"the GPU-bound loop {_loop_text(lp)} ({tag}): its iterations would race on cuda")
+
+    # ---- GPU limits ----------------------------------------------------------------------------
+    def _check_gpu_limits(self) -> None:
+        for block in self.program.body.blocks:
+            extents: dict[str, tuple[int, A.Loop]] = {}
+            for lp in _all_loops(block):
+                if lp.kind != "B":
+                    continue
+                tag = _thread_tag(lp.var)
+                axis = tag[-1]
+                limit = tg.MAX_THREADS[axis] if tag.startswith("threadIdx") else tg.MAX_BLOCKS[axis]
+                if lp.extent > limit:
+                    raise GpuLimitError(
+                        f"loop {_loop_text(lp)} binds {tag} to {lp.extent}; the limit is {limit}",
+                        loop=_loop_text(lp), limit=f"{tag} <= {limit}")
+                if tag not in extents or extents[tag][0] < lp.extent:
+                    extents[tag] = (lp.extent, lp)
+            threads = 1
+            for tag, (n, _) in sorted(extents.items()):
+                if tag.startswith("threadIdx"):
+                    threads *= n
+            if threads > tg.MAX_THREADS_PER_BLOCK:
+                names = ", ".join(_loop_text(lp) for tag, (_, lp) in sorted(extents.items())
+                                  if tag.startswith("threadIdx"))
+                raise GpuLimitError(
+                    f"loops {names} make {threads} threads per block; the limit is "
+                    f"{tg.MAX_THREADS_PER_BLOCK}", loop=names,
+                    limit=f"threads per block <= {tg.MAX_THREADS_PER_BLOCK}")
+            shared = sorted({r.name for _, s, _ in A.statements(block) for r in _refs(s)
+                             if self.info.tensors[r.name].scope == "s"
+                             and self.info.tensors[r.name].role == "intermediate"})
+            size = sum(_nbytes(self.info.tensors[n].dtype, self.info.tensors[n].shape) for n in shared)
+            if size > tg.MAX_SHARED_BYTES:
+                raise GpuLimitError(
+                    f"shared tensors {', '.join(shared)} need {size} bytes per block; the limit is "
+                    f"{tg.MAX_SHARED_BYTES}", loop=", ".join(shared),
+                    limit=f"shared memory <= {tg.MAX_SHARED_BYTES} bytes")
+
+    # ---- expressions ---------------------------------------------------------------------------
+    def tref(self, ref: A.TensorRef, ranges: dict[str, tuple[int, int]], *, clamp: bool = True) -> str:
+        info = self.info.tensors[ref.name]
+        if not ref.indices:
+            return f"{self.tnames[ref.name]}[()]"
+        parts = []
+        for dim, index in zip(info.shape, ref.indices, strict=False):
+            text = self.index(index, ranges)
+            if clamp:
+                rng = index_range(index, ranges)
+                if rng is not None and rng[0] < 0:
+                    text = f"T.max({text}, 0)"
+                if rng is not None and rng[1] > dim - 1:
+                    text = f"T.min({text}, {dim - 1})"
+            parts.append(text)
+        return f"{self.tnames[ref.name]}[{', '.join(parts)}]"
+
+    def index(self, e: A.Expr, ranges: dict[str, tuple[int, int]]) -> str:
+        if isinstance(e, A.Paren):
+            return self.index(e.inner, ranges)
+        if isinstance(e, A.Num):
+            if not e.is_int:
+                raise LoweringError(f"non-integer index {e.text}")
+            return e.text
+        if isinstance(e, A.Var):
+            return self.ivar(e.name)
+        if isinstance(e, A.Neg):
+            return f"(-{self.index(e.operand, ranges)})"
+        if isinstance(e, A.TensorRef):
+            text = self.tref(e, ranges)
+            dtype = _tvm_dtype(self.tdt(e.name))
+            return text if dtype == _INDEX_DTYPE else f"T.Cast(\"{_INDEX_DTYPE}\", {text})"
+        if isinstance(e, A.BinOp) and e.op in ("+", "-", "*", "//", "%", "/"):
+            op = "//" if e.op == "/" else e.op
+            return f"({self.index(e.left, ranges)} {op} {self.index(e.right, ranges)})"
+        raise LoweringError(f"unsupported index expression {type(e).__name__}")
+
+    def literal_expr(self, e: A.Expr | None, dtype: str) -> str:
+        """The init expression of a reduction (``0``, ``1``, ``-inf``, ``inf``) as a dtype literal."""
+        return self.expr(e if e is not None else A.Num("0"), dtype, {})
+
+    def etype(self, e: A.Expr) -> str:
+        """The type an expression has on its own (for comparisons): a dtype or ``int``/``float``."""
+        if isinstance(e, A.Paren):
+            return self.etype(e.inner)
+        if isinstance(e, A.Num):
+            return "int" if e.is_int else "float"
+        if isinstance(e, A.Inf):
+            return "float"
+        if isinstance(e, A.Var):
+            return "i64"
+        if isinstance(e, A.TensorRef):
+            return self.tdt(e.name)
+        if isinstance(e, A.Neg):
+            return self.etype(e.operand)
+        if isinstance(e, A.BinOp):
+            return _promote(self.etype(e.left), self.etype(e.right))
+        if isinstance(e, A.Call):
+            if e.func in ("max", "min"):
+                return _promote(self.etype(e.args[0]), self.etype(e.args[1]))
+            inner = self.etype(e.args[0])
+            if e.func == "abs":
+                return inner
+            return inner if inner in _FLOAT_WIDTH else "f64"
+        if isinstance(e, A.IfThenElse):
+            return _promote(self.etype(e.then), self.etype(e.otherwise))
+        raise LoweringError(f"unsupported expression {type(e).__name__}")
+
+    def expr(self, e: A.Expr, dtype: str, ranges: dict[str, tuple[int, int]]) -> str:
+        """``e`` evaluated in LEIR ``dtype``, or in the index dtype when ``dtype`` is ``None``."""
+        tdt = _tvm_dtype(dtype)
+        if isinstance(e, A.Paren):
+            return self.expr(e.inner, dtype, ranges)
+        if isinstance(e, A.Num):
+            return _literal(e.value, dtype)
+        if isinstance(e, A.Inf):
+            return _literal(max_value(dtype), dtype)
+        if isinstance(e, A.Var):
+            return self.ivar(e.name) if tdt == _INDEX_DTYPE else f"T.Cast(\"{tdt}\", {self.ivar(e.name)})"
+        if isinstance(e, A.TensorRef):
+            text = self.tref(e, ranges)
+            return text if self.tdt(e.name) == dtype else f"T.Cast(\"{tdt}\", {text})"
+        if isinstance(e, A.Neg):
+            inner = A.strip_parens(e.operand)
+            if isinstance(inner, A.Inf):
+                return _literal(min_value(dtype), dtype)
+            if isinstance(inner, A.Num):
+                return _literal(-inner.value, dtype)
+            return f"(-{self.expr(e.operand, dtype, ranges)})"
+        if isinstance(e, A.BinOp):
+            return self._binop(e, dtype, ranges)
+        if isinstance(e, A.Call):
+            args = [self.expr(a, dtype, ranges) for a in e.args]
+            if e.func in ("exp", "log", "sqrt", "erf") and dtype not in _FLOAT_WIDTH:
+                return f"T.Cast(\"{tdt}\", {_CALL[e.func]}(T.Cast(\"float64\", {args[0]})))"
+            return f"{_CALL[e.func]}({', '.join(args)})"
+        if isinstance(e, A.IfThenElse):
+            cond = self.cond(e.cond, ranges)
+            return (f"T.if_then_else({cond}, {self.expr(e.then, dtype, ranges)}, "
+                    f"{self.expr(e.otherwise, dtype, ranges)})")
+        raise LoweringError(f"unsupported expression {type(e).__name__}")
+
+    def _binop(self, e: A.BinOp, dtype: str, ranges: dict[str, tuple[int, int]]) -> str:
+        is_float = dtype in _FLOAT_WIDTH
+        if e.op == "**":
+            exponent = A.strip_parens(e.right)
+            base = A.strip_parens(e.left)
+            if isinstance(exponent, A.Num) and exponent.is_int and exponent.value == 2 and isinstance(
+                    base, (A.TensorRef, A.Var, A.Num)):
+                b = self.expr(base, dtype, ranges)
+                return f"({b} * {b})"
+            if not is_float:
+                if isinstance(exponent, A.Num) and exponent.is_int and exponent.value <= 8:
+                    b = self.expr(base, dtype, ranges)
+                    return "(" + " * ".join([b] * int(exponent.value)) + ")" if exponent.value else \
+                        _literal(1, dtype)
+                raise LoweringError(f"'**' in integer dtype {dtype} needs a small literal exponent")
+            return f"T.pow({self.expr(e.left, dtype, ranges)}, {self.expr(e.right, dtype, ranges)})"
+        left = self.expr(e.left, dtype, ranges)
+        right = self.expr(e.right, dtype, ranges)
+        if e.op == "/":
+            return f"({left} / {right})" if is_float else f"T.floordiv({left}, {right})"
+        if e.op == "//":
+            return f"T.floor({left} / {right})" if is_float else f"T.floordiv({left}, {right})"
+        if e.op == "%":
+            return f"T.floormod({left}, {right})"
+        return f"({left} {e.op} {right})"
+
+    def cond(self, c: A.Cond, ranges: dict[str, tuple[int, int]]) -> str:
+        if isinstance(c, A.Paren):
+            return self.cond(c.inner, ranges)
+        if isinstance(c, A.Logical):
+            fn = "T.And" if c.op == "&" else "T.Or"
+            return f"{fn}({self.cond(c.left, ranges)}, {self.cond(c.right, ranges)})"
+        if isinstance(c, A.Compare):
+            parts = []
+            for k, op in enumerate(c.ops):
+                left, right = c.operands[k], c.operands[k + 1]
+                parts.append(self._compare(left, op, right, ranges))
+            out = parts[0]
+            for p in parts[1:]:
+                out = f"T.And({out}, {p})"
+            return out
+        # a lone expression: a bool tensor (or anything nonzero)
+        kind = self.etype(c)
+        if kind == "bool":
+            return self.expr(c, "bool", ranges)
+        dtype = "i64" if kind == "int" else ("f64" if kind == "float" else kind)
+        return f"({self.expr(c, dtype, ranges)} != {_literal(0, dtype)})"
+
+    def _compare(self, left: A.Expr, op: str, right: A.Expr, ranges: dict[str, tuple[int, int]]) -> str:
+        kind = _promote(self.etype(left), self.etype(right))
+        if kind not in _FLOAT_WIDTH and _index_like(left) and _index_like(right):
+            return f"({self.index(left, ranges)} {op} {self.index(right, ranges)})"
+        return f"({self.expr(left, kind, ranges)} {op} {self.expr(right, kind, ranges)})"
+
+
+# ------------------------------------------------------------------------------------------ utilities
+
+
+def _literal(value: int | float | bool, dtype: str) -> str:
+    tdt = _tvm_dtype(dtype)
+    if dtype == "bool":
+        return f"T.bool({bool(value)})"
+    if dtype in _INT_WIDTH:
+        if isinstance(value, float):
+            if value != value:
+                raise LoweringError("NaN literal in an integer statement")
+            if value in (float("inf"), float("-inf")):
+                value = max_value(dtype) if value > 0 else min_value(dtype)
+        return f"T.{tdt}({int(value)})"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return f"T.{tdt}(\"{'inf' if value > 0 else '-inf'}\")"
+    return f"T.{tdt}({float(value)!r})"
+
+
+def _index_like(e: A.Expr) -> bool:
+    """Only loop variables and integer literals: compare in the index dtype, no casts."""
+    for sub in A.walk_expr(e):
+        if isinstance(sub, (A.TensorRef, A.Inf, A.Call, A.IfThenElse)):
+            return False
+        if isinstance(sub, A.Num) and not sub.is_int:
+            return False
+    return True
+
+
+def _thread_tag(var: str) -> str:
+    m = _GPU_VAR.match(var)
+    if not m:
+        return "threadIdx.x"
+    return ("blockIdx." if m.group(1) == "b" else "threadIdx.") + m.group(2)
+
+
+def _has_b(block: A.Block) -> bool:
+    return any(lp.kind == "B" for lp in _all_loops(block))
+
+
+def _all_loops(block: A.Block):
+    yield from block.loops
+    for item in block.items:
+        if isinstance(item, A.Block):
+            yield from _all_loops(item)
+
+
+def _refs(stmt: A.Assign):
+    yield from A.tensor_refs(stmt.target)
+    yield from A.tensor_refs(stmt.value)
+
+
+def _mentions(stmt: A.Assign, name: str) -> bool:
+    return any(r.name == name for r in _refs(stmt))
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    if not shape:
+        return "()"
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _nbytes(dtype: str, shape: tuple[int, ...]) -> int:
+    size = 1
+    for n in shape:
+        size *= n
+    width = 1 if dtype == "bool" else (_FLOAT_WIDTH.get(dtype) or _INT_WIDTH[dtype]) // 8
+    return size * width
+
+
+def _pstr(path: tuple[int, ...]) -> str:
+    return "_".join(str(p) for p in path)
+
+
+def _loop_text(loop: A.Loop) -> str:
+    return f"{loop.kind}^{{{loop.extent}}}_{{{loop.var}=0}}"

@@ -1,0 +1,60 @@
+"""Named build targets and the GPU limits checked before a cuda build.
+
+Targets are plain dicts (TVM 0.27 builds ``Target`` objects from dicts) so they can be cached, stored
+and compared as JSON. ``llvm`` is the CPU of this machine (2 cores are shared by everyone, so TVM's
+thread pool is pinned to 2); ``cuda`` defaults to sm_90 (H100/H200). The limits are the CUDA hardware
+limits every sm_5x+ part shares; checking them ourselves gives an error that names the LEIR loop instead
+of a runtime launch failure.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+TARGETS: dict[str, dict[str, Any]] = {
+    "llvm": {"kind": "llvm", "num-cores": 2},
+    "cuda": {"kind": "cuda", "arch": "sm_90"},
+}
+
+#: Per-block thread limits by axis, the total, grid limits by axis, static shared memory per block.
+MAX_THREADS_PER_BLOCK = 1024
+MAX_THREADS = {"x": 1024, "y": 1024, "z": 64}
+MAX_BLOCKS = {"x": 2**31 - 1, "y": 65535, "z": 65535}
+MAX_SHARED_BYTES = 48 * 1024
+
+
+def resolve(target: str | dict[str, Any]) -> dict[str, Any]:
+    """A target name (``llvm``, ``cuda``, ``cuda:sm_80``) or dict → a fresh target dict."""
+    if isinstance(target, dict):
+        if "kind" not in target:
+            raise ValueError(f"target dict needs a 'kind': {target!r}")
+        return copy.deepcopy(target)
+    name, _, arch = target.partition(":")
+    if name not in TARGETS:
+        raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGETS)} (or cuda:sm_XX)")
+    spec = copy.deepcopy(TARGETS[name])
+    if arch:
+        if name != "cuda":
+            raise ValueError(f"only cuda takes an arch suffix, got {target!r}")
+        spec["arch"] = arch
+    return spec
+
+
+def kind(target: str | dict[str, Any]) -> str:
+    return str(resolve(target)["kind"])
+
+
+def is_gpu(target: str | dict[str, Any]) -> bool:
+    return kind(target) == "cuda"
+
+
+def runs_here(target: str | dict[str, Any]) -> bool:
+    """Only CPU kernels run on this machine; cuda kernels are built here and run on a GPU worker."""
+    return kind(target) == "llvm"
+
+
+def key(target: str | dict[str, Any]) -> str:
+    """A stable text key for caches and database rows."""
+    return json.dumps(resolve(target), sort_keys=True, separators=(",", ":"))
