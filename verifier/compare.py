@@ -89,10 +89,11 @@ def compare(actual: np.ndarray, expected: np.ndarray, dtype: str) -> Comparison:
     # Non-finite pattern: same finiteness, and where not finite, the same value class.
     nonfinite_bad = (fin_a != fin_e) | (~fin_a & ~fin_e & ~(
         (np.isnan(a) & np.isnan(e)) | (np.isposinf(a) & np.isposinf(e)) | (np.isneginf(a) & np.isneginf(e))))
-    diff = np.where(both, np.abs(a - e), 0.0)
-    rel = np.where(both, diff / np.maximum(np.abs(e), np.finfo(np.float64).tiny), 0.0)
-    rel = np.where(diff == 0.0, 0.0, rel)
-    bad = both & (diff > atol + rtol * np.abs(np.where(both, e, 0.0)))
+    a_fin, e_fin = np.where(both, a, 0.0), np.where(both, e, 0.0)
+    diff = np.abs(a_fin - e_fin)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        rel = np.where(diff == 0.0, 0.0, diff / np.maximum(np.abs(e_fin), np.finfo(np.float64).tiny))
+    bad = both & (diff > atol + rtol * np.abs(e_fin))
     return _finish(dtype, rtol, atol, diff, rel, bad, nonfinite_bad, size)
 
 

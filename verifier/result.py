@@ -120,7 +120,7 @@ class VerificationResult:
         values = {k: v for k, v in data.items() if k in known}
         values["outcome"] = Outcome(values["outcome"])
         for key in ("timing", "parent_timing", "source_timing", "torch_timing"):
-            if values.get(key) is not None:
+            if isinstance(values.get(key), dict):
                 values[key] = TimingStats.from_json(values[key])
         return cls(**values)
 

@@ -1,0 +1,140 @@
+"""``steptp verify``: check, build, run and compare one LEIR state (optionally against its parent), time it.
+
+Exit status: 0 when the outcome is ``pass``, ``equal_pass`` or ``build`` (compiled for a target that cannot
+run here); 1 for every other outcome (a failed check, build, run or comparison, a crash, a timeout, a
+memory-limit hit — and ``execute``, which means nothing was compared); 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from steptp_cli.main import EXIT_INVALID, EXIT_OK, UsageError
+
+CLI_SUCCESS = frozenset({"pass", "equal_pass", "build"})
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "verify", help="verify a LEIR program (sandboxed build + run + compare, optional timing)",
+        description="Verify a .leir program: check it, build it with TVM, run it in a sandboxed worker on "
+                    "seeded inputs and compare with a reference (PyTorch source, the LEIR interpreter, or "
+                    "the parent state). Params are read from FILE.npz beside FILE when present.")
+    parser.add_argument("file", metavar="FILE", help="the .leir program to verify")
+    parser.add_argument("--against", metavar="PARENT", help="the parent state (.leir): compare bitwise "
+                        "for equal_pass, and time it for the speedup")
+    parser.add_argument("--first", metavar="SOURCE_STATE", help="the trajectory's first state (.leir), "
+                        "timed for the speedup vs the source program")
+    parser.add_argument("--target", default="llvm", help="llvm (default) or cuda[:sm_XX]")
+    parser.add_argument("--time", action="store_true", help="time the kernel (and parent, source, PyTorch)")
+    parser.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+    parser.add_argument("--special-values", action="store_true",
+                        help="mix zeros, negatives and large magnitudes into the inputs")
+    parser.add_argument("--source", metavar="X.py", help="the PyTorch source program: the reference")
+    parser.add_argument("--set", metavar="N=V", action="append", default=[],
+                        help="override a size of the source program (repeatable)")
+    parser.add_argument("--params", metavar="FILE.npz", help="parameter/constant values keyed by LEIR name")
+    parser.add_argument("--reference", choices=("auto", "interpreter", "parent", "none"), default="auto",
+                        help="what to compare with when no --source is given (default: auto)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
+    parser.add_argument("--timeout", type=float, default=None, help="wall-time limit in seconds")
+    parser.add_argument("--memory-mb", type=int, default=None, help="memory limit of the job in MiB")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(handler=run_verify)
+
+
+def _read_program(path_text: str):
+    from leir.errors import LeirError
+    from leir.program import load_program
+
+    path = Path(path_text)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        return load_program(text)
+    except LeirError as exc:
+        raise _InvalidInput(f"{path}: {exc}") from None
+
+
+class _InvalidInput(Exception):
+    """The file was read but is not a valid program (exit 1, not 2)."""
+
+
+def _parse_sets(items: list[str]) -> dict[str, object]:
+    sets: dict[str, object] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--set expects N=V, got {item!r}")
+        for convert in (int, float):
+            try:
+                sets[name] = convert(value)
+                break
+            except ValueError:
+                continue
+        else:
+            sets[name] = value
+    return sets
+
+
+def _load_params(path: Path) -> dict:
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {name: data[name] for name in data.files}
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read params {path}: {exc}") from None
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from verifier.reference import InterpreterReference, TorchSourceReference
+    from verifier.verify import verify
+
+    try:
+        program = _read_program(args.file)
+        parent = _read_program(args.against) if args.against else None
+        first = _read_program(args.first) if args.first else None
+    except _InvalidInput as exc:
+        print(f"steptp verify: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    params = {}
+    beside = Path(args.file).with_suffix(".npz")
+    if args.params:
+        params = _load_params(Path(args.params))
+    elif beside.exists():
+        params = _load_params(beside)
+    if args.set and not args.source:
+        raise UsageError("--set needs --source")
+    reference: object
+    if args.source:
+        if not Path(args.source).is_file():
+            raise UsageError(f"cannot read {args.source}")
+        outputs = program.signature.by_role("output")
+        dtype = outputs[0].dtype if outputs else "f32"
+        reference = TorchSourceReference(args.source, _parse_sets(args.set), dtype)
+    elif args.reference == "interpreter":
+        reference = InterpreterReference(first or parent or program)
+    elif args.reference in ("parent", "none"):
+        reference = args.reference
+    else:
+        reference = None
+    try:
+        from verifier.targets import resolve
+
+        resolve(args.target)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    result = verify(program, parent=parent, source=first, target=args.target, seed=args.seed,
+                    special_values=args.special_values, time=args.time, reference=reference, params=params,
+                    cache=not args.no_cache, timeout=args.timeout, memory_limit_mb=args.memory_mb)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2, sort_keys=True))
+    else:
+        print(result.summary())
+    return EXIT_OK if result.outcome.value in CLI_SUCCESS else EXIT_INVALID

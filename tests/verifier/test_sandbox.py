@@ -1,0 +1,100 @@
+"""The sandbox: crashes, hangs and memory blow-ups become recorded outcomes and the pool keeps working.
+
+The first group uses plain Python jobs (the sandbox's probes) to pin down the mechanics; the second group
+does the same with real LEIR programs built by TVM, where the failures come from generated code.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from verifier.sandbox import (
+    JobStatus,
+    WorkerPool,
+    probe_allocate,
+    probe_pid,
+    probe_segfault,
+    probe_sleep,
+    run_isolated,
+)
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with WorkerPool(1, timeout=20, memory_limit_mb=512) as workers:
+        yield workers
+
+
+def test_jobs_reuse_a_warm_worker(pool: WorkerPool):
+    first = pool.run(probe_pid)
+    second = pool.run(probe_pid)
+    assert first.ok and second.ok
+    assert first.value == second.value == first.worker_pid
+    assert second.worker_jobs_before == first.worker_jobs_before + 1
+
+
+def test_job_exception_is_an_error_and_the_worker_survives(pool: WorkerPool):
+    before = pool.run(probe_pid).value
+    result = pool.run(int, "not a number")
+    assert result.status is JobStatus.ERROR
+    assert result.error_type == "ValueError" and "not a number" in result.error
+    assert pool.run(probe_pid).value == before
+
+
+def test_segfault_is_a_crash_with_the_signal_named(pool: WorkerPool):
+    before = pool.run(probe_pid).value
+    result = pool.run(probe_segfault)
+    assert result.status is JobStatus.CRASH
+    assert result.signal == "SIGSEGV"
+    assert "Segmentation fault" in result.log  # faulthandler's report, read back from the dead worker
+    after = pool.run(probe_pid)
+    assert after.ok and after.value != before and after.worker_jobs_before == 0
+
+
+def test_hang_is_killed_at_the_wall_limit(pool: WorkerPool):
+    result = pool.run(probe_sleep, 60.0, timeout=1.0)
+    assert result.status is JobStatus.TIMEOUT
+    assert "1s" in result.error
+    assert result.seconds < 30
+    assert pool.run(probe_pid).ok
+
+
+def test_oversized_allocation_hits_the_memory_limit(pool: WorkerPool):
+    result = pool.run(probe_allocate, 16 * 2**30)
+    assert result.status is JobStatus.MEMORY_LIMIT
+    assert "512 MiB" in result.error
+    small = pool.run(probe_allocate, 64 * 2**20)
+    assert small.ok and small.value == 1
+
+
+def test_memory_limit_is_per_job_and_can_be_lifted(pool: WorkerPool):
+    assert pool.run(probe_allocate, 256 * 2**20, memory_limit_mb=128).status is JobStatus.MEMORY_LIMIT
+    assert pool.run(probe_allocate, 768 * 2**20, memory_limit_mb=None).ok
+
+
+def test_concurrent_callers_share_a_bounded_pool():
+    with WorkerPool(2, timeout=20) as workers:
+        results = []
+        lock = threading.Lock()
+
+        def call():
+            outcome = workers.run(probe_sleep, 0.2)
+            with lock:
+                results.append(outcome)
+
+        threads = [threading.Thread(target=call) for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert [r.status for r in results] == [JobStatus.OK] * 6
+        assert len({r.worker_pid for r in results}) <= 2
+        assert workers.started == 2
+
+
+def test_isolated_run_and_fork_refused():
+    assert run_isolated(probe_pid).ok
+    with pytest.raises(ValueError):
+        WorkerPool(1, start_method="fork")

@@ -1,0 +1,401 @@
+"""Verify one LEIR state: check, build, run in the sandbox, compare, optionally time — with a result cache.
+
+``verify(program, parent=..., ...)`` is the one entry point the CLI, Celery tasks, the tuner and the
+benchmarks use. The protocol (ARCHITECTURE.md, "Verification protocol"):
+
+1. the checker runs here, in the caller — an invalid program is ``check_error`` with no TVM call;
+2. the result cache is consulted (``verifier.cache``); a hit returns at once with ``cache_hit=True``;
+3. everything else — building the state (and its parent/source), running it on seeded inputs, running
+   the reference, comparing, timing — happens in ONE job in a sandbox worker (``verifier.sandbox``), so a
+   segfault, hang or memory blow-up anywhere is an outcome and the caller carries on;
+4. the outcome: ``pass`` when the outputs match the reference within the dtype tolerance
+   (``verifier.compare``), ``equal_pass`` when they are also bitwise identical to the parent's on the same
+   target and inputs, ``execute`` when there was nothing to compare with, ``build`` when the kernel could
+   only be compiled (cuda without a GPU); failures as listed in ``verifier.result.Outcome``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time as _time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from leir.ast import Program
+from verifier import cache as cache_mod
+from verifier.compare import compare_outputs, outputs_bitwise_equal
+from verifier.inputs import fresh_seed, make_inputs
+from verifier.reference import (
+    INTERPRETER_MAX_ITERATIONS,
+    InterpreterReference,
+    Reference,
+    iteration_count,
+    params_digest,
+)
+from verifier.result import Outcome, VerificationResult
+from verifier.sandbox import JobStatus, WorkerPool
+
+DEFAULT_TIMEOUT_S = float(os.environ.get("STEPTP_VERIFY_TIMEOUT", "300"))
+DEFAULT_MEMORY_LIMIT_MB = int(os.environ.get("STEPTP_VERIFY_MEMORY_MB", "4096"))
+#: Modules every sandbox worker imports once, so jobs never pay for TVM's import.
+WARM_MODULES = ("numpy", "verifier.build", "leir.interpreter")
+
+_STAGE_MARK = "[steptp-verify] stage="
+_STAGE_RE = re.compile(re.escape(_STAGE_MARK) + r"(\w+)")
+
+#: Counters a caller (or a test) can read: jobs sent to the sandbox, cache hits.
+counters = {"jobs": 0, "cache_hits": 0}
+
+_default_pool: WorkerPool | None = None
+_pool_lock = threading.Lock()
+
+
+def default_pool() -> WorkerPool:
+    """The process-wide warm pool (``STEPTP_VERIFY_WORKERS`` workers, default 1), started on first use."""
+    global _default_pool
+    with _pool_lock:
+        if _default_pool is None:
+            _default_pool = WorkerPool(int(os.environ.get("STEPTP_VERIFY_WORKERS", "1")),
+                                       warm_modules=WARM_MODULES, timeout=DEFAULT_TIMEOUT_S,
+                                       memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB)
+        return _default_pool
+
+
+def gpu_present() -> bool:
+    """Whether an NVIDIA driver is visible here (cuda kernels can run only then)."""
+    return os.path.exists("/dev/nvidiactl") or os.path.isdir("/proc/driver/nvidia/gpus")
+
+
+# ---------------------------------------------------------------------------------------- the job
+
+
+@dataclass
+class _JobSpec:
+    """Everything the sandboxed job needs (picklable)."""
+
+    program: Program
+    parent: Program | None
+    source: Program | None
+    target: str
+    seed: int
+    special_values: bool
+    time: bool
+    run: bool
+    reference: Reference | None
+    params: dict[str, np.ndarray]
+    shapes: dict[str, tuple[int, ...]]
+    repeats: int = 7
+    min_repeat_ms: float = 50.0
+    notes: list[str] = field(default_factory=list)
+
+
+#: Kernels built in this worker, by (canonical program hash, target): a parent verified with many
+#: children is built once per worker.
+_KERNELS: dict[tuple[str, str], Any] = {}
+_KERNEL_CACHE_SIZE = 64
+
+
+def _stage(name: str) -> None:
+    """Mark the stage in the worker log so a crash or timeout can be attributed to it."""
+    import sys
+
+    print(_STAGE_MARK + name, file=sys.stderr, flush=True)
+
+
+def _kernel(program: Program, target: str) -> tuple[Any, float, bool]:
+    """(kernel, build seconds, reused) — builds once per worker per program and target."""
+    from leir.program import program_hash
+    from verifier.build import build
+
+    key = (program_hash(program), target)
+    if key in _KERNELS:
+        return _KERNELS[key], 0.0, True
+    start = _time.perf_counter()
+    kernel = build(program, target=target)
+    seconds = _time.perf_counter() - start
+    if len(_KERNELS) >= _KERNEL_CACHE_SIZE:
+        _KERNELS.pop(next(iter(_KERNELS)))
+    _KERNELS[key] = kernel
+    return kernel, seconds, False
+
+
+def _err(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _output_dtypes(program: Program) -> dict[str, str]:
+    return {d.name: d.dtype for d in program.signature.by_role("output")}
+
+
+def _max_errors(comparisons) -> tuple[float | None, float | None]:
+    if not comparisons:
+        return None, None
+    return (max(c.max_abs_error for c in comparisons.values()),
+            max(c.max_rel_error for c in comparisons.values()))
+
+
+def _verify_job(spec: _JobSpec) -> dict[str, Any]:
+    """Runs inside a sandbox worker; returns the fields of a ``VerificationResult``."""
+    from verifier import timing
+
+    out: dict[str, Any] = {"notes": list(spec.notes), "hardware": timing.hardware()}
+    try:
+        from verifier.build import build  # noqa: F401 - fail early and clearly if the lowering is missing
+    except ImportError as exc:
+        out.update(outcome=Outcome.BUILD_ERROR.value, error=f"the lowering is not available: {_err(exc)}")
+        return out
+    reference = spec.reference
+    params = dict(spec.params)
+    if reference is not None:
+        try:
+            ref_params = reference.params() or {}
+            params = {**ref_params, **params}
+        except Exception as exc:  # noqa: BLE001 - a broken reference is noted, not fatal
+            out["notes"].append(f"reference {reference.kind} failed to give params: {_err(exc)}")
+            reference = None
+
+    _stage("build")
+    try:
+        kernel, out["build_seconds"], reused = _kernel(spec.program, spec.target)
+    except Exception as exc:  # noqa: BLE001
+        out.update(outcome=Outcome.BUILD_ERROR.value, error=_err(exc))
+        return out
+    versions = getattr(kernel, "versions", None)
+    if isinstance(versions, Mapping):
+        out["versions"] = {str(k): str(v) for k, v in versions.items()}
+    if not spec.run:
+        out["outcome"] = Outcome.BUILD.value
+        return out
+
+    _stage("inputs")
+    arrays = make_inputs(spec.program, seed=spec.seed, special_values=spec.special_values, params=params,
+                         shapes=spec.shapes)
+    _stage("run")
+    run_start = _time.perf_counter()
+    try:
+        outputs = kernel.run(arrays)
+    except MemoryError:
+        raise  # the sandbox reports memory_limit
+    except Exception as exc:  # noqa: BLE001
+        out.update(outcome=Outcome.RUNTIME_ERROR.value, error=_err(exc))
+        return out
+
+    parent_kernel = None
+    parent_outputs = None
+    if spec.parent is not None:
+        _stage("parent")
+        try:
+            parent_kernel, _seconds, _reused = _kernel(spec.parent, spec.target)
+            parent_outputs = parent_kernel.run(arrays)
+        except Exception as exc:  # noqa: BLE001
+            out["notes"].append(f"the parent could not be built/run, no equal-pass check: {_err(exc)}")
+            parent_kernel = None
+
+    expected = None
+    if reference is not None:
+        _stage("reference")
+        try:
+            expected = reference.outputs(arrays)
+            out["reference"] = reference.kind
+        except Exception as exc:  # noqa: BLE001
+            out["notes"].append(f"reference {reference.kind} failed: {_err(exc)}")
+    if expected is None and parent_outputs is not None:
+        expected = parent_outputs
+        out["reference"] = "parent"
+
+    dtypes = _output_dtypes(spec.program)
+    if parent_outputs is not None:
+        out["bitwise_equal_parent"] = outputs_bitwise_equal(
+            {k: outputs[k] for k in dtypes if k in outputs}, {k: parent_outputs[k] for k in dtypes
+                                                               if k in parent_outputs})
+    if expected is None:
+        out["outcome"] = Outcome.EXECUTE.value
+    else:
+        comparisons = compare_outputs(outputs, expected, dtypes)
+        out["outputs"] = {k: c.to_json() for k, c in comparisons.items()}
+        out["max_abs_error"], out["max_rel_error"] = _max_errors(comparisons)
+        if not all(c.ok for c in comparisons.values()):
+            out["outcome"] = Outcome.FAIL.value
+        elif out.get("bitwise_equal_parent"):
+            out["outcome"] = Outcome.EQUAL_PASS.value
+        else:
+            out["outcome"] = Outcome.PASS.value
+    out["run_seconds"] = _time.perf_counter() - run_start
+    if spec.time and out["outcome"] != Outcome.FAIL.value:
+        _stage("time")
+        time_start = _time.perf_counter()
+        _time_all(spec, kernel, parent_kernel, reference, params, out)
+        out["time_seconds"] = _time.perf_counter() - time_start
+    return out
+
+
+def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dict[str, Any]) -> None:
+    """Time the state, its parent, the source and PyTorch eager on fresh inputs; re-check the state."""
+    from verifier import timing
+
+    fresh = make_inputs(spec.program, seed=fresh_seed(spec.seed), special_values=False, params=params,
+                        shapes=spec.shapes)
+    options = {"repeats": spec.repeats, "min_repeat_ms": spec.min_repeat_ms}
+    out["timing"] = timing.time_kernel(kernel, fresh, **options)
+    # Re-check the binary that was just timed on the same fresh inputs.
+    timed_outputs = kernel.run(fresh)
+    expected = None
+    if reference is not None:
+        try:
+            expected = reference.outputs(fresh)
+        except Exception as exc:  # noqa: BLE001
+            out["notes"].append(f"reference failed on the timing inputs: {_err(exc)}")
+    if expected is None and parent_kernel is not None:
+        expected = parent_kernel.run(fresh)
+    if expected is not None:
+        comparisons = compare_outputs(timed_outputs, expected, _output_dtypes(spec.program))
+        out["timed_output_ok"] = all(c.ok for c in comparisons.values())
+        if not out["timed_output_ok"]:
+            out["outcome"] = Outcome.FAIL.value
+            out["notes"].append("the timed binary's output on the fresh inputs did not match the reference")
+    if parent_kernel is not None:
+        out["parent_timing"] = timing.time_kernel(parent_kernel, fresh, **options)
+        out["speedup_vs_parent"] = timing.speedup(out["parent_timing"], out["timing"])
+    if spec.source is not None:
+        try:
+            source_kernel, _s, _r = _kernel(spec.source, spec.target)
+            out["source_timing"] = timing.time_kernel(source_kernel, fresh, **options)
+            out["speedup_vs_source"] = timing.speedup(out["source_timing"], out["timing"])
+        except Exception as exc:  # noqa: BLE001
+            out["notes"].append(f"the source program could not be timed: {_err(exc)}")
+    eager = getattr(reference, "eager_callable", None)
+    if eager is not None:
+        try:
+            func, what = eager(fresh)
+            out["torch_timing"] = timing.time_callable(func, **options)
+            out["speedup_vs_torch"] = timing.speedup(out["torch_timing"], out["timing"])
+            out["notes"].append(f"PyTorch eager timing: {what}")
+        except Exception as exc:  # noqa: BLE001
+            out["notes"].append(f"PyTorch eager could not be timed: {_err(exc)}")
+
+
+# ------------------------------------------------------------------------------------- the caller
+
+
+def check_program(program: Program):
+    """The checker's ``ProgramInfo`` for ``program`` (``leir.checker``)."""
+    from leir import checker
+
+    return checker.check(program)
+
+
+def _choose_reference(program: Program, parent: Program | None, source: Program | None,
+                      reference: Reference | str | None, notes: list[str],
+                      max_iterations: int) -> Reference | None:
+    if reference is not None and not isinstance(reference, str):
+        return reference
+    if reference == "none" or reference == "parent":
+        return None
+    trusted = source or parent or program
+    count = iteration_count(trusted)
+    if count > max_iterations:
+        notes.append(f"interpreter reference skipped: {count:,} statement executions > {max_iterations:,}"
+                     + ("; comparing with the parent instead" if parent is not None else ""))
+        return None
+    return InterpreterReference(trusted)
+
+
+def _stage_of(log: str) -> str | None:
+    stages = _STAGE_RE.findall(log or "")
+    return stages[-1] if stages else None
+
+
+def _clean_log(log: str) -> str:
+    return "\n".join(line for line in (log or "").splitlines() if not line.startswith(_STAGE_MARK))[-4000:]
+
+
+def verify(program: Program, *, parent: Program | None = None, source: Program | None = None,
+           target: str = "llvm", seed: int = 0, special_values: bool = False, time: bool = False,
+           reference: Reference | str | None = None, params: Mapping[str, np.ndarray] | None = None,
+           cache: cache_mod.ResultCache | None | bool = True, pool: WorkerPool | None = None,
+           timeout: float | None = None, memory_limit_mb: int | None = None,
+           max_interpreter_iterations: int = INTERPRETER_MAX_ITERATIONS,
+           repeats: int = 7, min_repeat_ms: float = 50.0) -> VerificationResult:
+    """Verify ``program`` (a step's after-state) against ``parent`` (its before-state) and a reference.
+
+    ``reference``: a ``Reference`` object (e.g. ``TorchSourceReference``), ``"none"``/``"parent"`` to
+    compare only with the parent, or ``None`` for the default (the interpreter on the source, parent or
+    program itself when small enough, else the parent). ``source`` is the trajectory's first state, used
+    for ``speedup_vs_source``. ``cache=True`` uses the default on-disk cache, ``False``/``None`` none.
+    """
+    from leir.program import program_hash
+    from verifier.targets import kind as target_kind
+
+    versions = cache_mod.toolchain_versions()
+    base = dict(target=target, seed=seed, special_values=special_values, versions=versions,
+                program_hash=program_hash(program),
+                parent_hash=program_hash(parent) if parent is not None else None)
+    try:
+        info = check_program(program)
+    except Exception as exc:  # noqa: BLE001 - a checker crash must still come back as a result
+        return VerificationResult(Outcome.CHECK_ERROR, error=f"checker failed: {_err(exc)}", **base)
+    if not info.ok:
+        return VerificationResult(Outcome.CHECK_ERROR, error="; ".join(str(d) for d in info.errors),
+                                  log_excerpt="\n".join(str(d) for d in info.diagnostics), **base)
+    notes: list[str] = []
+    chosen = _choose_reference(program, parent, source, reference, notes, max_interpreter_iterations)
+    params = {k: np.asarray(v) for k, v in (params or {}).items()}
+    reference_id = chosen.identity() if chosen is not None else ("parent" if parent is not None else "none")
+    if source is not None and time:
+        reference_id += f"|source={program_hash(source)}"
+    result_cache = (cache_mod.ResultCache() if cache is True else (cache or None))
+    key = cache_mod.cache_key(program_hash=base["program_hash"], parent_hash=base["parent_hash"],
+                              target=target, seed=seed, special_values=special_values, versions=versions,
+                              reference=reference_id, params_digest=params_digest(params), timed=time)
+    if result_cache is not None:
+        hit = result_cache.get(key)
+        if hit is not None:
+            counters["cache_hits"] += 1
+            return hit
+    runs = target_kind(target) == "llvm" or gpu_present()
+    if not runs:
+        notes.append("cuda kernel compiled only: running it needs a GPU worker (queue verify.cuda)")
+    spec = _JobSpec(program=program, parent=parent, source=source, target=target, seed=seed,
+                    special_values=special_values, time=time, run=runs, reference=chosen, params=params,
+                    shapes={name: t.shape for name, t in info.tensors.items()}, repeats=repeats,
+                    min_repeat_ms=min_repeat_ms, notes=notes)
+    worker_pool = pool or default_pool()
+    counters["jobs"] += 1
+    job = worker_pool.run(_verify_job, spec, timeout=timeout,
+                          memory_limit_mb=memory_limit_mb if memory_limit_mb is not None else True)
+    result = _to_result(job, base, notes, chosen, parent)
+    if result_cache is not None:
+        result_cache.put(key, result)
+    return result
+
+
+def _to_result(job, base: dict[str, Any], notes: list[str], chosen, parent) -> VerificationResult:
+    default_reference = chosen.kind if chosen is not None else ("parent" if parent is not None else "none")
+    if job.status is JobStatus.OK:
+        fields = dict(job.value)
+        fields.setdefault("reference", default_reference)
+        fields["versions"] = {**base["versions"], **fields.get("versions", {})}
+        fields["log_excerpt"] = _clean_log(job.log)
+        merged = {**base, **fields}
+        merged["outcome"] = Outcome(merged["outcome"])
+        return VerificationResult.from_json({**merged, "outcome": merged["outcome"].value})
+    stage = _stage_of(job.log)
+    where = f" during {stage}" if stage else ""
+    outcome = {
+        JobStatus.CRASH: Outcome.CRASH,
+        JobStatus.TIMEOUT: Outcome.TIMEOUT,
+        JobStatus.MEMORY_LIMIT: Outcome.MEMORY_LIMIT,
+        JobStatus.ERROR: Outcome.RUNTIME_ERROR,
+    }[job.status]
+    error = (job.error or "") + where
+    if job.status is JobStatus.ERROR and job.traceback:
+        notes = notes + ["sandbox job raised: " + job.traceback.strip().splitlines()[-1]]
+    from verifier.timing import hardware
+
+    return VerificationResult(outcome, error=error, notes=list(notes), log_excerpt=_clean_log(job.log),
+                              reference=default_reference, hardware=hardware(), **base)
