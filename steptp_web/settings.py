@@ -13,7 +13,7 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
-from kombu import Queue
+from kombu import Exchange, Queue
 
 from steptp_web.env import env_bool, env_int, env_list, security_settings
 
@@ -129,7 +129,8 @@ LOGGING = {
 #: The work queues; a GPU node serves only ``verify.cuda`` (see docs/operations.md).
 STEPTP_QUEUES: tuple[str, ...] = ("generate", "verify.cpu", "verify.cuda", "export", "tune")
 
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+#: The host part means nothing to the filesystem transport; naming one keeps kombu from warning about it.
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://localhost/")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     # Embedded broker: messages are files under var/celery, shared by the web app and a local worker.
     _broker_dir = VAR_DIR / "celery"
@@ -145,7 +146,10 @@ else:
     # Redis redelivers unacknowledged messages after this many seconds; it must outlast the hard limit.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 
-CELERY_TASK_QUEUES = tuple(Queue(name, routing_key=name) for name in STEPTP_QUEUES)
+#: One direct exchange per queue, named like it, so a queue's bindings read the same on every broker.
+CELERY_TASK_QUEUES = tuple(
+    Queue(name, Exchange(name, type="direct"), routing_key=name) for name in STEPTP_QUEUES
+)
 CELERY_TASK_DEFAULT_QUEUE = "verify.cpu"
 CELERY_TASK_CREATE_MISSING_QUEUES = False
 CELERY_TASK_ACKS_LATE = True

@@ -1,0 +1,47 @@
+# steptp developer entry points. `make demo` and `make test` are the two set-up commands of the README;
+# both create .venv on first use and (re)install only when pyproject.toml changed since the last install.
+
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+# Touched after a successful install; make compares its mtime with pyproject.toml's.
+STAMP := $(VENV)/.steptp-installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# Every queue but verify.cuda, which only GPU machines serve (make worker-gpu).
+CPU_QUEUES := generate,verify.cpu,export,tune
+
+.PHONY: install demo test lint bench worker worker-gpu
+
+install: $(STAMP)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -e '.[test]'
+	touch $@
+
+demo: $(STAMP)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+test: $(STAMP)
+	$(PY) -m pytest
+	$(BIN)/ruff check .
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+bench: $(STAMP)
+	@set -e; for script in bench/*.py; do \
+		[ -e "$$script" ] || { echo "no benchmarks in bench/"; break; }; \
+		echo "== $$script"; $(PY) "$$script"; \
+	done
+
+worker: $(STAMP)
+	$(BIN)/celery -A steptp_web worker -Q $(CPU_QUEUES) -n cpu@%h -l INFO
+
+worker-gpu: $(STAMP)
+	$(BIN)/celery -A steptp_web worker -Q verify.cuda -n gpu@%h --concurrency 1 -l INFO
