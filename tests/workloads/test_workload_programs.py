@@ -1,0 +1,96 @@
+"""Every built-in workload runs eagerly in f32 and f64, deterministically, within the small-shape budget."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from workloads.registry import list_workloads, load_module
+
+#: ≲ 2e6 multiply-adds per workload; FlopCounterMode counts 2 FLOPs per multiply-add.
+MAX_FLOPS = 4_000_000
+#: Largest tensor (input, parameter, buffer or output) a default-shaped workload may hold.
+MAX_ELEMENTS = 100_000
+
+WORKLOADS = list_workloads()
+
+
+def _tensors(value: object) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [t for item in value for t in _tensors(item)]
+    raise AssertionError(f"forward returned {type(value).__name__}, expected tensors")
+
+
+def _build(module):
+    torch.manual_seed(0)
+    model = module.Model(*module.get_init_inputs())
+    inputs = module.get_inputs()
+    return model, inputs
+
+
+def _to_double(inputs: list) -> list:
+    return [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
+
+
+def _assert_finite(outputs: list[torch.Tensor], what: str) -> None:
+    for out in outputs:
+        if out.is_floating_point():
+            assert torch.isfinite(out).all(), f"{what}: non-finite output"
+
+
+@pytest.mark.parametrize("info", WORKLOADS, ids=[i.id for i in WORKLOADS])
+def test_workload_runs_in_f32_and_f64(info) -> None:
+    module = load_module(info)
+    model, inputs = _build(module)
+    assert isinstance(inputs, list) and inputs, "get_inputs() must return a non-empty list"
+    for x in inputs:
+        assert isinstance(x, torch.Tensor)
+        assert x.numel() <= MAX_ELEMENTS, f"input of {x.numel()} elements"
+    for name, t in [*model.named_parameters(), *model.named_buffers()]:
+        assert t.numel() <= MAX_ELEMENTS, f"{name} holds {t.numel()} elements"
+
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        out32 = _tensors(model(*inputs))
+    assert counter.get_total_flops() <= MAX_FLOPS, f"{counter.get_total_flops()} FLOPs"
+    for out in out32:
+        assert out.numel() <= MAX_ELEMENTS
+    _assert_finite(out32, "f32")
+
+    # Same seed, fresh model: identical result (no randomness in forward or construction order).
+    again_model, again_inputs = _build(module)
+    with torch.no_grad():
+        again = _tensors(again_model(*again_inputs))
+        # The model's train/eval flag must not matter: eval-only behaviour is written explicitly.
+        again_model.eval()
+        evaluated = _tensors(again_model(*again_inputs))
+    for a, b, c in zip(out32, again, evaluated, strict=True):
+        assert torch.equal(a, b), "forward is not deterministic"
+        assert torch.equal(a, c), "output depends on train/eval mode"
+
+    model64 = model.double()
+    inputs64 = _to_double(inputs)
+    with torch.no_grad():
+        out64 = _tensors(model64(*inputs64))
+    _assert_finite(out64, "f64")
+    for a, b in zip(out32, out64, strict=True):
+        assert a.shape == b.shape
+        if b.is_floating_point():
+            assert b.dtype == torch.float64, "f64 run produced a non-f64 output"
+            scale = 1.0 + b.abs().max().item()
+            assert (a.double() - b).abs().max().item() <= 2e-3 * scale, "f32 and f64 disagree"
+        else:
+            assert torch.equal(a, b)
+
+
+def test_shape_constants_drive_the_program() -> None:
+    """Overriding a module constant (what ``--set`` does) changes the built inputs and the output."""
+    module = load_module("level1/matmul")
+    module.M, module.N = 5, 7
+    model, inputs = _build(module)
+    with torch.no_grad():
+        assert tuple(model(*inputs).shape) == (5, 7)
+    fresh = load_module("level1/matmul")
+    assert fresh.M != 5, "load_module must return a fresh module"

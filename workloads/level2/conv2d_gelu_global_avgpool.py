@@ -1,0 +1,51 @@
+# Copyright steptp authors.
+# SPDX-License-Identifier: Apache-2.0
+"""Convolution, GELU, global average pooling."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+BATCH = 2
+IN_CHANNELS = 4
+OUT_CHANNELS = 8
+HEIGHT = 16
+WIDTH = 16
+KERNEL_SIZE = 3
+
+STEPTP = {
+    "name": "conv2d_gelu_global_avgpool",
+    "level": 2,
+    "tags": ["conv", "conv2d", "epilogue", "pooling"],
+    "ops": ["conv2d", "gelu", "adaptive_avg_pool2d", "squeeze"],
+    "license": "Apache-2.0",
+    "paper_shapes": {
+        "BATCH": 128,
+        "IN_CHANNELS": 3,
+        "OUT_CHANNELS": 16,
+        "HEIGHT": 256,
+        "WIDTH": 256,
+        "KERNEL_SIZE": 3,
+    },
+    "description": "Conv2d -> GELU -> adaptive_avg_pool2d(1) -> squeeze.",
+}
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+
+    def forward(self, x):
+        y = self.conv(x)
+        y = F.gelu(y)
+        y = F.adaptive_avg_pool2d(y, 1).squeeze(-1).squeeze(-1)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(BATCH, IN_CHANNELS, HEIGHT, WIDTH)]
+
+
+def get_init_inputs():
+    return [IN_CHANNELS, OUT_CHANNELS, KERNEL_SIZE]

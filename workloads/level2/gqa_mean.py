@@ -1,0 +1,75 @@
+# Copyright steptp authors.
+# SPDX-License-Identifier: Apache-2.0
+"""Grouped-query attention followed by a mean over the sequence."""
+
+import math
+
+import torch
+import torch.nn as nn
+
+BATCH = 2
+SEQ = 16
+EMBED = 64
+HEADS = 4
+KV_HEADS = 2
+HIDDEN = 96
+
+STEPTP = {
+    "name": "gqa_mean",
+    "level": 2,
+    "tags": ["attention", "gqa", "reduction"],
+    "ops": [
+        "linear",
+        "view",
+        "transpose",
+        "unsqueeze",
+        "expand",
+        "reshape",
+        "matmul",
+        "mul",
+        "softmax",
+        "contiguous",
+        "mean",
+    ],
+    "license": "Apache-2.0",
+    "paper_shapes": {"BATCH": 16, "SEQ": 2048, "EMBED": 4096, "HEADS": 32, "KV_HEADS": 8, "HIDDEN": 11008},
+    "description": "Attention output reduced with mean over the sequence axis (a pooled embedding).",
+}
+
+
+class Model(nn.Module):
+    def __init__(self, embed, heads, kv_heads, hidden):
+        super().__init__()
+        self.heads = heads
+        self.kv_heads = kv_heads
+        self.head_dim = embed // heads
+        self.q_proj = nn.Linear(embed, embed)
+        self.k_proj = nn.Linear(embed, self.kv_heads * self.head_dim)
+        self.v_proj = nn.Linear(embed, self.kv_heads * self.head_dim)
+        self.out_proj = nn.Linear(embed, embed)
+
+    def forward(self, x):
+        q = self.q_proj(x).view(BATCH, SEQ, self.heads, self.head_dim).transpose(1, 2)
+        k = self.k_proj(x).view(BATCH, SEQ, self.kv_heads, self.head_dim).transpose(1, 2)
+        v = self.v_proj(x).view(BATCH, SEQ, self.kv_heads, self.head_dim).transpose(1, 2)
+        # Share each key/value head across its group of query heads.
+        group = self.heads // self.kv_heads
+        k = k.unsqueeze(2).expand(BATCH, self.kv_heads, group, SEQ, self.head_dim)
+        k = k.reshape(BATCH, self.heads, SEQ, self.head_dim)
+        v = v.unsqueeze(2).expand(BATCH, self.kv_heads, group, SEQ, self.head_dim)
+        v = v.reshape(BATCH, self.heads, SEQ, self.head_dim)
+        scores = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
+        probs = torch.softmax(scores, dim=-1)
+        y = torch.matmul(probs, v)
+        y = y.transpose(1, 2).contiguous().view(BATCH, SEQ, EMBED)
+        y = self.out_proj(y)
+        y = y.mean(dim=1)
+        return y
+
+
+def get_inputs():
+    return [torch.randn(BATCH, SEQ, EMBED)]
+
+
+def get_init_inputs():
+    return [EMBED, HEADS, KV_HEADS, HIDDEN]
