@@ -28,6 +28,7 @@ __all__ = [
     "max_value",
     "round_bf16",
     "cast_to",
+    "float_to_int",
     "from_numpy_dtype",
 ]
 
@@ -125,6 +126,21 @@ def round_bf16(values: np.ndarray) -> np.ndarray:
     return out.reshape(arr.shape)
 
 
+def float_to_int(values: np.ndarray, target: np.dtype) -> np.ndarray:
+    """Float → integer like a C cast (truncate toward zero), but defined everywhere: out-of-range values
+    and infinities saturate to the type's extremes and NaN becomes 0 (NumPy leaves all three undefined)."""
+    info = np.iinfo(target)
+    hi = float(info.max)
+    if int(hi) > info.max:  # 64-bit maxima round up in float64; stay strictly inside
+        hi = float(np.nextafter(hi, 0.0))
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = np.clip(np.trunc(np.nan_to_num(values, nan=0.0, posinf=hi, neginf=float(info.min))),
+                      float(info.min), hi).astype(target)
+    out = np.asarray(out)
+    out[np.isposinf(values)] = info.max
+    return out
+
+
 def cast_to(values: np.ndarray, dtype: str) -> np.ndarray:
     """Convert to the storage of ``dtype`` the way a store does (bool: non-zero; bf16: rounded).
 
@@ -136,14 +152,7 @@ def cast_to(values: np.ndarray, dtype: str) -> np.ndarray:
     if is_bool(dtype):
         return arr != 0 if arr.dtype != np.bool_ else arr
     if is_int(dtype) and arr.dtype.kind == "f":
-        info = np.iinfo(target)
-        with np.errstate(invalid="ignore", over="ignore"):
-            clipped = np.clip(np.nan_to_num(arr, nan=0.0), info.min, info.max)
-            out = np.trunc(clipped).astype(target)
-        # values at the edges of int64 do not survive the float round trip; pin infinities exactly
-        out = np.where(np.isposinf(arr), info.max, out)
-        out = np.where(np.isneginf(arr), info.min, out)
-        return out.astype(target, copy=False)
+        return float_to_int(arr, target)
     with np.errstate(over="ignore", invalid="ignore"):
         out = arr.astype(target, copy=False)
     if dtype == "bf16":

@@ -1,0 +1,582 @@
+"""The NumPy reference interpreter: LEIR's semantics, executed directly.
+
+This is the second, independent implementation of the language (the TVM lowering is the first), so the
+lowering can be differentially tested against it. Correctness comes first; speed only has to be good
+enough for small instances of every corpus pattern.
+
+Semantics implemented (LEIR.md sections 4–6 plus the project's decisions in docs/leir.md):
+
+* Blocks run in order; loops iterate ``0..extent-1`` in header order whatever their kind; a block's items
+  run in order in every iteration of its innermost loop; nested blocks' loops nest inside.
+* Arithmetic in a statement runs in the LHS dtype: every tensor value, literal and loop-variable value is
+  converted to it first. Comparisons compare in the promoted type of their two operands (a float if either
+  is a float; literals adopt the other side's type). Integer ``/`` and ``//`` are floor division and ``%`` is
+  floor modulo; index expressions are i64.
+* A REDUCE statement's tensor is set to its init (``+ -`` → 0, ``*`` → 1, ``max`` → the dtype's minimum,
+  ``min`` → its maximum) right before the top-level block that contains it; ACCUMULATE and RECURRENCE
+  statements read whatever is stored; elements nothing writes are 0.
+* ``if_then_else`` is lazy: each branch is evaluated only where it is taken (guarded reads such as
+  ``X_{a-1}`` under ``a-1<0`` never touch index -1). Any index that is out of bounds where it *is* evaluated
+  (only possible through a gather) raises ``InterpreterError``.
+* A read annotated with a dtype other than the tensor's storage (the public corpus has ``O^{i32,g}`` for a
+  tensor written as f64) converts the stored value to the annotated dtype, then to the statement's dtype.
+* ``f16`` computes in float16. ``bf16`` is emulated: float32 arithmetic, rounded to bfloat16 (nearest, ties to
+  even) on every store. ``bool`` statements compute in i64 and store ``value != 0``. Integer overflow wraps.
+  ``erf`` uses ``math.erf`` in double precision, then converts.
+
+How it runs: each block is executed *vectorised* over the loops whose iterations provably touch disjoint
+elements of everything the block writes (a loop variable that appears bare at the same position in every
+access of every written tensor), and *sequentially* over the others — recurrences (``a`` vs ``a-1``),
+statements that read what another statement of the block writes at another subscript, and self-updating
+statements that are not a pure reduction. A pure reduction ``X=X⊕rest`` (the only writer and the only
+reader of X in its top-level block) is executed with NumPy's unbuffered ``ufunc.at`` scatter, in iteration
+order, so it never forces sequential loops. Vectorised iterations are laid out outer-loop-major, so a
+reduction that runs fully vectorised combines in exactly the sequential order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from leir.ast import (
+    Assign,
+    BinOp,
+    Block,
+    Call,
+    Compare,
+    IfThenElse,
+    Inf,
+    Logical,
+    Neg,
+    Num,
+    Paren,
+    Program,
+    TensorRef,
+    Var,
+    tensor_refs,
+)
+from leir.checker import require_valid
+from leir.dtypes import (
+    cast_to,
+    float_to_int,
+    from_numpy_dtype,
+    is_bool,
+    is_float,
+    max_value,
+    min_value,
+    numpy_dtype,
+)
+from leir.errors import LeirCheckError, LeirError
+from leir.semantics import ProgramInfo, StmtKind
+
+__all__ = ["run", "InterpreterError"]
+
+
+class InterpreterError(LeirError):
+    """A valid program that cannot run on these inputs (missing input, wrong shape, gather out of range)."""
+
+
+_FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
+_UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "max": np.maximum, "min": np.minimum}
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+# ------------------------------------------------------------------------------------- type promotion
+
+_WEAK_INT = "~int"
+_WEAK_FLOAT = "~float"
+
+
+def _promote(a: str, b: str) -> str:
+    """Result type of a binary operation in a condition; ``~int``/``~float`` are untyped literals."""
+    if a == b:
+        return a
+    if a == _WEAK_INT:
+        return b
+    if b == _WEAK_INT:
+        return a
+    if a == _WEAK_FLOAT:
+        return b if is_float(b) else ("f64" if b != _WEAK_INT else _WEAK_FLOAT)
+    if b == _WEAK_FLOAT:
+        return a if is_float(a) else "f64"
+    fa, fb = is_float(a), is_float(b)
+    if fa and fb:
+        if {a, b} == {"f16", "bf16"}:
+            return "f32"
+        return a if _FLOAT_ORDER[a] > _FLOAT_ORDER[b] else b
+    if fa:
+        return a
+    if fb:
+        return b
+    a2 = "i64" if is_bool(a) else a
+    b2 = "i64" if is_bool(b) else b
+    if a2 == b2:
+        return a2
+    res = np.result_type(numpy_dtype(a2), numpy_dtype(b2))
+    if res.kind == "f":
+        return "f64"
+    return from_numpy_dtype(res)
+
+
+def _natural(expr) -> str:
+    """The type an expression has on its own (used for comparison operands)."""
+    kind = type(expr)
+    if kind is TensorRef:
+        return expr.dtype
+    if kind is Var:
+        return "i64"
+    if kind is Num:
+        return _WEAK_INT if expr.is_int else _WEAK_FLOAT
+    if kind is Inf:
+        return _WEAK_FLOAT
+    if kind is Paren:
+        return _natural(expr.inner)
+    if kind is Neg:
+        return _natural(expr.operand)
+    if kind is BinOp:
+        return _promote(_natural(expr.left), _natural(expr.right))
+    if kind is Call:
+        if expr.func in ("max", "min"):
+            return _promote(_natural(expr.args[0]), _natural(expr.args[1]))
+        inner = _natural(expr.args[0])
+        if expr.func == "abs":
+            return inner
+        return inner if is_float(inner) or inner == _WEAK_FLOAT else "f64"
+    if kind is IfThenElse:
+        return _promote(_natural(expr.then), _natural(expr.otherwise))
+    return "f64"
+
+
+def _concrete(t: str) -> str:
+    return "i64" if t == _WEAK_INT else ("f64" if t == _WEAK_FLOAT else t)
+
+
+def _compute_dtype(dtype: str) -> np.dtype:
+    """NumPy dtype arithmetic of a ``dtype`` statement runs in (bool statements compute in i64)."""
+    return np.dtype(np.int64) if is_bool(dtype) else numpy_dtype(dtype)
+
+
+def _convert(values: np.ndarray, cdt: np.dtype) -> np.ndarray:
+    """Convert values to a compute dtype like a cast (float → int truncates, infinities saturate)."""
+    if values.dtype == cdt:
+        return values
+    if cdt.kind in "iu" and values.dtype.kind == "f":
+        return float_to_int(values, cdt)
+    return values.astype(cdt)
+
+
+# ---------------------------------------------------------------------------------------------- lanes
+
+
+class _Lanes:
+    """A batch of iterations evaluated together: one int64 array per loop variable in scope."""
+
+    __slots__ = ("env", "n")
+
+    def __init__(self, env: dict[str, np.ndarray], n: int) -> None:
+        self.env = env
+        self.n = n
+
+    def subset(self, where: np.ndarray) -> _Lanes:
+        return _Lanes({k: v[where] for k, v in self.env.items()}, int(where.shape[0]))
+
+
+# ---------------------------------------------------------------------------------------------- plans
+
+
+def _strip(node):
+    while isinstance(node, Paren):
+        node = node.inner
+    return node
+
+
+def _subtree_statements(block: Block):
+    for item in block.items:
+        if isinstance(item, Assign):
+            yield item
+        else:
+            yield from _subtree_statements(item)
+
+
+def _stmt_refs(stmt: Assign) -> list[TensorRef]:
+    refs = [stmt.target]
+    for idx in stmt.target.indices:
+        refs.extend(tensor_refs(idx))
+    refs.extend(tensor_refs(stmt.value))
+    return refs
+
+
+def _fast_reductions(block: Block) -> dict[int, tuple[str, object]]:
+    """Statements of a top-level block that can run as an unbuffered scatter ``X ⊕= rest``.
+
+    Eligible: the only writer of X in the block, X appears in it only as the combiner operand at the LHS
+    subscript, nothing else in the block reads X, and X is stored in a dtype whose NumPy ufunc does the
+    language's arithmetic (not bf16, which must round every store, and not bool).
+    """
+    from leir.checker import _combiner
+
+    stmts = list(_subtree_statements(block))
+    writers: dict[str, list[Assign]] = {}
+    readers: dict[str, set[int]] = {}
+    for s in stmts:
+        writers.setdefault(s.target.name, []).append(s)
+        for ref in _stmt_refs(s)[1:]:
+            readers.setdefault(ref.name, set()).add(id(s))
+    fast: dict[int, tuple[str, object]] = {}
+    for name, ws in writers.items():
+        if len(ws) != 1:
+            continue
+        s = ws[0]
+        if s.target.dtype in ("bf16", "bool") or readers.get(name, set()) - {id(s)}:
+            continue
+        comb = _combiner(s.value, s.target)
+        if comb is None:
+            continue
+        self_refs = [r for r in _stmt_refs(s)[1:] if r.name == name]
+        if len(self_refs) != 1 or self_refs[0].dtype != s.target.dtype:
+            continue
+        top = _strip(s.value)
+        if isinstance(top, BinOp):
+            left_is_self = _strip(top.left) is self_refs[0]
+            rest = top.right if left_is_self else top.left
+        else:
+            rest = top.args[1] if _strip(top.args[0]) is self_refs[0] else top.args[0]
+        fast[id(s)] = (comb, rest)
+    return fast
+
+
+def _separates(var: str, refs: list[TensorRef]) -> bool:
+    """True when every reference has the bare variable at one common position (distinct values of
+    ``var`` then always address distinct elements)."""
+    rank = len(refs[0].indices)
+    for d in range(rank):
+        if all(
+            len(r.indices) == rank
+            and isinstance(_strip(r.indices[d]), Var)
+            and _strip(r.indices[d]).name == var
+            for r in refs
+        ):
+            return True
+    return False
+
+
+def _vector_loops(block: Block, fast: Mapping[int, object]) -> frozenset[str]:
+    """Loop variables of ``block``'s header whose iterations never touch the same written element."""
+    accesses: dict[str, list[TensorRef]] = {}
+    written: set[str] = set()
+    for s in _subtree_statements(block):
+        if id(s) not in fast:
+            written.add(s.target.name)
+        for ref in _stmt_refs(s):
+            accesses.setdefault(ref.name, []).append(ref)
+    vector = set()
+    for loop in block.loops:
+        # a single iteration cannot conflict with another
+        if loop.extent == 1 or all(_separates(loop.var, accesses[name]) for name in written):
+            vector.add(loop.var)
+    return frozenset(vector)
+
+
+@dataclass
+class _BlockPlan:
+    vector: frozenset[str]
+
+
+# ------------------------------------------------------------------------------------------- machine
+
+
+class _Machine:
+    def __init__(self, program: Program, info: ProgramInfo, store: dict[str, np.ndarray]) -> None:
+        self.program = program
+        self.info = info
+        self.store = store
+        self.plans: dict[int, _BlockPlan] = {}
+        self.fast: dict[int, tuple[str, object]] = {}
+
+    # -- driving ------------------------------------------------------------------------------------
+    def run(self) -> None:
+        for b_index, block in enumerate(self.program.body.blocks):
+            self.fast = _fast_reductions(block)
+            self._init_reductions(b_index)
+            self._block(block, _Lanes({}, 1))
+
+    def _init_reductions(self, b_index: int) -> None:
+        for path, st in self.info.statements.items():
+            if path[0] != b_index or st.kind is not StmtKind.REDUCE or st.combiner is None:
+                continue
+            stmt = self._stmt_at(path)
+            t = self.info.tensors[stmt.target.name]
+            if st.combiner in ("+", "-"):
+                value: float | int = 0
+            elif st.combiner == "*":
+                value = 1
+            elif st.combiner == "max":
+                value = min_value(t.dtype)
+            else:
+                value = max_value(t.dtype)
+            arr = self.store[t.name]
+            arr[...] = cast_to(np.array(value), t.dtype)
+
+    def _stmt_at(self, path: tuple[int, ...]) -> Assign:
+        node = self.program.body.blocks[path[0]]
+        for i in path[1:]:
+            node = node.items[i]
+        return node
+
+    def _plan(self, block: Block) -> _BlockPlan:
+        plan = self.plans.get(id(block))
+        if plan is None:
+            plan = _BlockPlan(_vector_loops(block, self.fast))
+            self.plans[id(block)] = plan
+        return plan
+
+    def _block(self, block: Block, lanes: _Lanes) -> None:
+        plan = self._plan(block)
+        vec = [lp for lp in block.loops if lp.var in plan.vector]
+        seq = [lp for lp in block.loops if lp.var not in plan.vector]
+        # expand the lanes over the vectorised loops: outer lanes major, then header order
+        inner = 1
+        for lp in vec:
+            inner *= lp.extent
+        n = lanes.n * inner
+        env = {k: np.repeat(v, inner) for k, v in lanes.env.items()}
+        if vec:
+            grids = np.indices([lp.extent for lp in vec], dtype=np.int64).reshape(len(vec), -1)
+            for lp, grid in zip(vec, grids, strict=True):
+                env[lp.var] = np.tile(grid, lanes.n)
+        for values in itertools.product(*(range(lp.extent) for lp in seq)):
+            for lp, v in zip(seq, values, strict=True):
+                env[lp.var] = np.full(n, v, dtype=np.int64)
+            current = _Lanes(dict(env), n)
+            for item in block.items:
+                if isinstance(item, Assign):
+                    self._assign(item, current)
+                else:
+                    self._block(item, current)
+
+    # -- statements ---------------------------------------------------------------------------------
+    def _assign(self, stmt: Assign, lanes: _Lanes) -> None:
+        target = stmt.target
+        dtype = self.info.tensors[target.name].dtype
+        arr = self.store[target.name]
+        idx = self._indices(target, lanes)
+        fast = self.fast.get(id(stmt))
+        cdt = _compute_dtype(target.dtype)
+        if fast is not None:
+            comb, rest = fast
+            vals = self._value(rest, lanes, target.dtype, cdt).astype(arr.dtype, copy=False)
+            flat = arr.reshape(-1)
+            lin = np.ravel_multi_index(idx, arr.shape) if idx else np.zeros(lanes.n, dtype=np.int64)
+            _UFUNCS[comb].at(flat, lin, vals)
+            return
+        vals = cast_to(self._value(stmt.value, lanes, target.dtype, cdt), dtype)
+        if idx:
+            arr[idx] = vals
+        else:
+            arr[()] = vals[-1]
+
+    def _indices(self, ref: TensorRef, lanes: _Lanes) -> tuple[np.ndarray, ...]:
+        shape = self.store[ref.name].shape
+        out = []
+        for d, expr in enumerate(ref.indices):
+            idx = self._value(expr, lanes, "i64", np.dtype(np.int64))
+            if idx.size and (idx.min() < 0 or idx.max() >= shape[d]):
+                bad = int(idx[(idx < 0) | (idx >= shape[d])][0])
+                raise InterpreterError(
+                    f"index {d} of {ref.name} evaluates to {bad}, outside its size {shape[d]}"
+                )
+            out.append(idx)
+        return tuple(out)
+
+    def _read(self, ref: TensorRef, lanes: _Lanes) -> np.ndarray:
+        arr = self.store[ref.name]
+        idx = self._indices(ref, lanes)
+        vals = arr[idx] if idx else np.repeat(arr.reshape(1), lanes.n)
+        stored = self.info.tensors[ref.name].dtype
+        if ref.dtype != stored:  # a cast read: the annotation is the type the value is read as
+            vals = cast_to(vals, ref.dtype)
+        return vals
+
+    # -- expressions --------------------------------------------------------------------------------
+    def _value(self, expr, lanes: _Lanes, dtype: str, cdt: np.dtype) -> np.ndarray:
+        kind = type(expr)
+        n = lanes.n
+        if kind is TensorRef:
+            return _convert(self._read(expr, lanes), cdt)
+        if kind is Var:
+            return _convert(lanes.env[expr.name], cdt)
+        if kind is Num:
+            if cdt.kind == "f":
+                return np.full(n, float(expr.text), dtype=cdt)
+            value = int(expr.text) if expr.is_int else math.trunc(float(expr.text))
+            return np.full(n, value, dtype=np.int64).astype(cdt)
+        if kind is Inf:
+            if cdt.kind == "f":
+                return np.full(n, np.inf, dtype=cdt)
+            return np.full(n, np.iinfo(cdt).max, dtype=cdt)
+        if kind is Paren:
+            return self._value(expr.inner, lanes, dtype, cdt)
+        if kind is Neg:
+            if cdt.kind in "iu" and isinstance(_strip(expr.operand), Inf):
+                return np.full(n, np.iinfo(cdt).min, dtype=cdt)
+            return np.negative(self._value(expr.operand, lanes, dtype, cdt))
+        if kind is BinOp:
+            left = self._value(expr.left, lanes, dtype, cdt)
+            right = self._value(expr.right, lanes, dtype, cdt)
+            return _binop(expr.op, left, right, cdt)
+        if kind is Call:
+            args = [self._value(a, lanes, dtype, cdt) for a in expr.args]
+            return _call(expr.func, args, cdt)
+        if kind is IfThenElse:
+            mask = self._cond(expr.cond, lanes)
+            if mask.all():
+                return self._value(expr.then, lanes, dtype, cdt)
+            if not mask.any():
+                return self._value(expr.otherwise, lanes, dtype, cdt)
+            where_t = np.nonzero(mask)[0]
+            where_f = np.nonzero(~mask)[0]
+            out = np.empty(n, dtype=cdt)
+            out[where_t] = self._value(expr.then, lanes.subset(where_t), dtype, cdt)
+            out[where_f] = self._value(expr.otherwise, lanes.subset(where_f), dtype, cdt)
+            return out
+        raise InterpreterError(f"cannot evaluate {kind.__name__} as a value")
+
+    def _cond(self, cond, lanes: _Lanes) -> np.ndarray:
+        kind = type(cond)
+        if kind is Compare:
+            result = np.ones(lanes.n, dtype=bool)
+            for i, op in enumerate(cond.ops):
+                a, b = cond.operands[i], cond.operands[i + 1]
+                t = _concrete(_promote(_natural(a), _natural(b)))
+                cdt = _compute_dtype(t)
+                left = self._value(a, lanes, t, cdt)
+                right = self._value(b, lanes, t, cdt)
+                result &= _COMPARE[op](left, right)
+            return result
+        if kind is Logical:
+            left = self._cond(cond.left, lanes)
+            right = self._cond(cond.right, lanes)
+            return (left & right) if cond.op == "&" else (left | right)
+        if kind is Paren:
+            return self._cond(cond.inner, lanes)
+        t = _concrete(_natural(cond))
+        return self._value(cond, lanes, t, _compute_dtype(t)) != 0
+
+
+_COMPARE = {
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+    "==": np.equal,
+    "!=": np.not_equal,
+}
+
+
+def _binop(op: str, left: np.ndarray, right: np.ndarray, cdt: np.dtype) -> np.ndarray:
+    integer = cdt.kind in "iu"
+    if op == "+":
+        return left + right
+    if op == "-":
+        return left - right
+    if op == "*":
+        return left * right
+    if op == "/":
+        if integer:
+            return _int_floordiv(left, right)
+        return left / right
+    if op == "//":
+        return _int_floordiv(left, right) if integer else np.floor_divide(left, right)
+    if op == "%":
+        if integer:
+            safe = np.where(right == 0, 1, right)
+            return np.where(right == 0, 0, np.mod(left, safe)).astype(cdt)
+        return np.mod(left, right)
+    if op == "**":
+        if integer:
+            if (right < 0).any():
+                return _convert(np.power(left.astype(np.float64), right.astype(np.float64)), cdt)
+            return np.power(left, right)
+        return np.power(left, right)
+    raise InterpreterError(f"unknown operator {op}")
+
+
+def _int_floordiv(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Floor division; division by zero yields 0 (as NumPy does) instead of a warning or a trap."""
+    safe = np.where(right == 0, 1, right)
+    return np.where(right == 0, 0, np.floor_divide(left, safe)).astype(left.dtype)
+
+
+def _call(func: str, args: list[np.ndarray], cdt: np.dtype) -> np.ndarray:
+    if func == "max":
+        return np.maximum(args[0], args[1])
+    if func == "min":
+        return np.minimum(args[0], args[1])
+    (x,) = args
+    if func == "abs":
+        return np.abs(x)
+    xf = x if cdt.kind == "f" else x.astype(np.float64)
+    if func == "exp":
+        out = np.exp(xf)
+    elif func == "log":
+        out = np.log(xf)
+    elif func == "sqrt":
+        out = np.sqrt(xf)
+    elif func == "erf":
+        out = _erf(xf.astype(np.float64)).astype(np.float64) if xf.size else xf.astype(np.float64)
+    else:
+        raise InterpreterError(f"unknown function {func}")
+    return _convert(np.asarray(out), cdt) if out.dtype != cdt else out
+
+
+# ------------------------------------------------------------------------------------------ entry point
+
+
+def run(
+    program: Program,
+    inputs: Mapping[str, np.ndarray],
+    *,
+    info: ProgramInfo | None = None,
+    return_all: bool = False,
+) -> dict[str, np.ndarray]:
+    """Execute ``program`` on ``inputs`` (every input, param and const) and return its outputs.
+
+    ``info`` is the checker's result if the caller already has it (the program is checked otherwise);
+    an invalid program raises ``LeirCheckError``. With ``return_all`` every tensor, intermediates
+    included, is returned. ``bf16`` tensors come back as float32 arrays holding bf16 values.
+    """
+    if info is None:
+        info = require_valid(program)
+    elif not info.ok:
+        raise LeirCheckError(info.errors)
+    signature = program.signature
+    for name in inputs:
+        decl = signature.get(name)
+        if decl is None:
+            raise InterpreterError(f"input {name} is not in the program's signature")
+    store: dict[str, np.ndarray] = {}
+    for decl in signature.tensors:
+        if decl.role == "output":
+            continue
+        if decl.name not in inputs:
+            raise InterpreterError(f"missing input {decl.name} ({decl.role}, shape {tuple(decl.shape)})")
+        value = np.asarray(inputs[decl.name])
+        if tuple(value.shape) != tuple(decl.shape):
+            raise InterpreterError(
+                f"input {decl.name} has shape {tuple(value.shape)} but the signature declares "
+                f"{tuple(decl.shape)}"
+            )
+        store[decl.name] = np.ascontiguousarray(cast_to(value, decl.dtype)).copy()
+    for name, tinfo in info.tensors.items():
+        if name not in store:
+            store[name] = np.zeros(tinfo.shape, dtype=numpy_dtype(tinfo.dtype))
+    with np.errstate(all="ignore"):
+        _Machine(program, info, store).run()
+    if return_all:
+        return store
+    return {d.name: store[d.name] for d in signature.by_role("output")}
