@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from lark import Lark, Token, Transformer
@@ -106,6 +106,42 @@ def _unparen(child: Expr, parent: str, side: str) -> Expr:
     return child
 
 
+def _index_node(text: str):
+    """The node class for one plain index: an integer literal, ``inf`` or a loop variable."""
+    if text[0].isdigit():
+        return Num
+    return Inf_at if text == "inf" else Var
+
+
+def Inf_at(_text: str, pos: Pos) -> Inf:  # noqa: N802 - shaped like the node constructors beside it
+    return Inf(pos=pos)
+
+
+@lru_cache(maxsize=4096)
+def _split_loops(text: str) -> tuple[tuple[str, int, str, int, int], ...]:
+    """(kind, extent, variable, start, end) of every loop in a LOOPS token; cached like references."""
+    return tuple(
+        (m.group(1), int(m.group(2)), m.group(3), m.start(), m.end()) for m in _LOOP_RE.finditer(text)
+    )
+
+
+@lru_cache(maxsize=4096)
+def _split_ref(text: str):
+    """Name, dtype, scope and the plain indices (node class, text, start, end) of a TREF token.
+
+    Cached: a program repeats the same few references many times over.
+    """
+    match = _TREF_RE.match(text)
+    parts = ()
+    if match.group(4) is not None:
+        base = match.start(4)
+        parts = tuple(
+            (_index_node(part.group(0)), part.group(0), base + part.start(), base + part.end())
+            for part in _INDEX_PART_RE.finditer(match.group(4))
+        )
+    return match.group(1), match.group(2), match.group(3), parts
+
+
 class _Builder(Transformer):
     """Inline callbacks that build ``leir.ast`` nodes bottom-up while the LALR parser reduces."""
 
@@ -144,12 +180,10 @@ class _Builder(Transformer):
 
     def _loops(self, tok: Token) -> tuple[Loop, ...]:
         loops = []
-        for match in _LOOP_RE.finditer(tok.value):
-            extent = int(match.group(2))
+        for kind, extent, var, start, end in _split_loops(tok.value):
             if extent <= 0:
                 raise _ParseFailure(f"loop extent must be a positive integer, got {extent}", tok)
-            pos = self._sub_pos(tok, match.start(), match.end())
-            loops.append(Loop(match.group(1), extent, match.group(3), pos=pos))
+            loops.append(Loop(kind, extent, var, pos=self._sub_pos(tok, start, end)))
         return tuple(loops)
 
     def stmt(self, children):
@@ -159,28 +193,24 @@ class _Builder(Transformer):
     # -- tensor references --------------------------------------------------------------------------
     def _ref(self, tok: Token) -> TensorRef:
         text = tok.value
-        match = _TREF_RE.match(text)
-        name, dtype, scope, simple = match.group(1), match.group(2), match.group(3), match.group(4)
+        name, dtype, scope, parts = _split_ref(text)
         if dtype not in _KNOWN_DTYPES:
             raise _ParseFailure(f"unknown dtype '{dtype}' (known: {', '.join(DTYPES)})", tok)
         if scope not in _KNOWN_SCOPES:
             raise _ParseFailure(f"unknown memory scope '{scope}' (known: g, s, l)", tok)
-        indices: tuple = ()
-        if simple is not None:
-            base = match.start(4)
+        if not parts:
+            return TensorRef(name, dtype, scope, (), pos=_tok_pos(tok, self.line_offset))
+        if "\n" in text:
+            indices = tuple(node(part, self._sub_pos(tok, start, end)) for node, part, start, end in parts)
+        else:
+            line = tok.line + self.line_offset
+            column = tok.column
+            offset = tok.start_pos
             indices = tuple(
-                self._simple_index(part.group(0), self._sub_pos(tok, base + part.start(), base + part.end()))
-                for part in _INDEX_PART_RE.finditer(simple)
+                node(part, Pos(line, column + start, line, column + end, offset + start, offset + end))
+                for node, part, start, end in parts
             )
         return TensorRef(name, dtype, scope, indices, pos=_tok_pos(tok, self.line_offset))
-
-    @staticmethod
-    def _simple_index(text: str, pos: Pos):
-        if text[0].isdigit():
-            return Num(text, pos=pos)
-        if text == "inf":
-            return Inf(pos=pos)
-        return Var(text, pos=pos)
 
     def tref(self, children):
         return self._ref(children[0])
