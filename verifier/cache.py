@@ -38,7 +38,7 @@ def _version(distribution: str) -> str:
 
 def toolchain_versions() -> dict[str, str]:
     """Versions that change results: read from package metadata (no TVM import in the caller)."""
-    return {"tvm": _version("apache-tvm"), "tvm-ffi": _version("apache-tvm-ffi"),
+    return {"tvm": _version("apache-tvm"), "tvm_ffi": _version("apache-tvm-ffi"),
             "steptp": _version("steptp")}
 
 

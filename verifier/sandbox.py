@@ -106,6 +106,16 @@ def _is_memory_error(exc: BaseException, text: str) -> bool:
     return isinstance(exc, MemoryError) or bool(_MEMORY_PATTERNS.search(text))
 
 
+def raise_if_memory_error(exc: BaseException) -> None:
+    """Re-raise ``exc`` as ``MemoryError`` when it reports a failed allocation (``std::bad_alloc`` …).
+
+    Jobs that turn exceptions into results of their own call this first, so that an allocation failure
+    under the sandbox's memory limit still reaches the pool and is reported as ``memory_limit``.
+    """
+    if _is_memory_error(exc, f"{type(exc).__name__}: {exc}"):
+        raise MemoryError(str(exc)) from exc
+
+
 def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
     """Child process entry: redirect output to the log file, warm up, then serve jobs until ``None``."""
     log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

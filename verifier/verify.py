@@ -38,7 +38,7 @@ from verifier.reference import (
     params_digest,
 )
 from verifier.result import Outcome, VerificationResult
-from verifier.sandbox import JobStatus, WorkerPool
+from verifier.sandbox import JobStatus, WorkerPool, raise_if_memory_error
 
 DEFAULT_TIMEOUT_S = float(os.environ.get("STEPTP_VERIFY_TIMEOUT", "300"))
 DEFAULT_MEMORY_LIMIT_MB = int(os.environ.get("STEPTP_VERIFY_MEMORY_MB", "4096"))
@@ -163,6 +163,7 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
     try:
         kernel, out["build_seconds"], reused = _kernel(spec.program, spec.target)
     except Exception as exc:  # noqa: BLE001
+        raise_if_memory_error(exc)
         out.update(outcome=Outcome.BUILD_ERROR.value, error=_err(exc))
         return out
     versions = getattr(kernel, "versions", None)
@@ -179,9 +180,8 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
     run_start = _time.perf_counter()
     try:
         outputs = kernel.run(arrays)
-    except MemoryError:
-        raise  # the sandbox reports memory_limit
     except Exception as exc:  # noqa: BLE001
+        raise_if_memory_error(exc)  # the sandbox reports memory_limit
         out.update(outcome=Outcome.RUNTIME_ERROR.value, error=_err(exc))
         return out
 
@@ -348,7 +348,10 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     reference_id = chosen.identity() if chosen is not None else ("parent" if parent is not None else "none")
     if source is not None and time:
         reference_id += f"|source={program_hash(source)}"
-    result_cache = (cache_mod.ResultCache() if cache is True else (cache or None))
+    if cache is True:
+        result_cache: cache_mod.ResultCache | None = cache_mod.ResultCache()
+    else:
+        result_cache = cache if isinstance(cache, cache_mod.ResultCache) else None
     key = cache_mod.cache_key(program_hash=base["program_hash"], parent_hash=base["parent_hash"],
                               target=target, seed=seed, special_values=special_values, versions=versions,
                               reference=reference_id, params_digest=params_digest(params), timed=time)

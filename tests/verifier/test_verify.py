@@ -1,0 +1,230 @@
+"""verify(): outcomes on real LEIR programs built by TVM, the cache, timing, inputs and the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from leir.program import load_program, program_hash
+from steptp_cli.main import main as steptp
+from verifier import verify as verify_mod
+from verifier.cache import ResultCache
+from verifier.inputs import fresh_seed, generate_tensor, index_bounds, make_inputs
+from verifier.result import Outcome, VerificationResult
+from verifier.sandbox import WorkerPool
+from verifier.verify import verify
+
+MATMUL = """input A: f64[8, 16]
+input C: f64[16, 4]
+output D: f64[8, 4]
+---
+B^{8}_{tx=0}L^{4}_{a=0}L^{16}_{c=0}[D^{f64,g}_{tx,a}=D^{f64,g}_{tx,a}+A^{f64,g}_{tx,c}*C^{f64,g}_{c,a};];
+"""
+# The same computation with the outer loop parallel: must be bitwise identical.
+MATMUL_PARALLEL = MATMUL.replace("B^{8}_{tx=0}", "P^{8}_{tx=0}")
+
+EXP_SQUARE = """input A: f64[64]
+output C: f64[64]
+---
+B^{64}_{tx=0}[C^{f64,g}_{tx}=exp(A^{f64,g}_{tx})*exp(A^{f64,g}_{tx});];
+"""
+# exp(2a) instead of exp(a)^2: equal within f64 tolerance, not bit for bit.
+EXP_TWICE = EXP_SQUARE.replace("exp(A^{f64,g}_{tx})*exp(A^{f64,g}_{tx})", "exp(A^{f64,g}_{tx}+A^{f64,g}_{tx})")
+# A wrong rewrite.
+EXP_WRONG = EXP_SQUARE.replace("exp(A^{f64,g}_{tx})*exp(A^{f64,g}_{tx})", "exp(A^{f64,g}_{tx})")
+
+# Output declared with the wrong shape: the checker refuses it.
+BAD_SHAPE = MATMUL.replace("output D: f64[8, 4]", "output D: f64[8, 5]")
+
+GATHER = """input A: f64[5]
+input I: i64[100]
+output C: f64[100]
+---
+B^{100}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{I^{i64,g}_{tx}};];
+"""
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with WorkerPool(1, warm_modules=verify_mod.WARM_MODULES, timeout=120, memory_limit_mb=2048) as workers:
+        yield workers.start()
+
+
+def _verify(text: str, pool: WorkerPool, parent: str | None = None, **kwargs) -> VerificationResult:
+    kwargs.setdefault("cache", False)
+    return verify(load_program(text), parent=load_program(parent) if parent else None, pool=pool, **kwargs)
+
+
+# ------------------------------------------------------------------------------------------- outcomes
+
+
+def test_parallel_rewrite_is_an_equal_pass(pool):
+    result = _verify(MATMUL_PARALLEL, pool, parent=MATMUL, reference="parent")
+    assert result.outcome is Outcome.EQUAL_PASS
+    assert result.bitwise_equal_parent is True
+    assert result.reference == "parent"
+    assert result.max_abs_error == 0.0
+    assert result.versions["tvm"].startswith("0.27") and "tvm_ffi" in result.versions
+    assert result.hardware["cpu"]
+    assert result.program_hash == program_hash(load_program(MATMUL_PARALLEL))
+    assert result.parent_hash == program_hash(load_program(MATMUL))
+
+
+def test_reassociated_rewrite_passes_within_tolerance_but_not_bitwise(pool):
+    result = _verify(EXP_TWICE, pool, parent=EXP_SQUARE, reference="parent", seed=3)
+    assert result.outcome is Outcome.PASS
+    assert result.bitwise_equal_parent is False
+    assert 0.0 < result.max_rel_error <= 1e-9
+
+
+def test_wrong_rewrite_fails_with_errors_reported(pool):
+    result = _verify(EXP_WRONG, pool, parent=EXP_SQUARE, reference="parent")
+    assert result.outcome is Outcome.FAIL
+    assert result.outputs["C"]["mismatches"] > 0
+    assert result.max_abs_error > 1e-3
+
+
+def test_check_error_never_reaches_the_sandbox(pool):
+    jobs = verify_mod.counters["jobs"]
+    result = _verify(BAD_SHAPE, pool)
+    assert result.outcome is Outcome.CHECK_ERROR
+    assert "D" in result.error
+    assert verify_mod.counters["jobs"] == jobs
+
+
+def test_without_reference_or_parent_the_outcome_is_execute(pool):
+    result = _verify(MATMUL, pool, reference="none")
+    assert result.outcome is Outcome.EXECUTE
+    assert result.reference == "none"
+
+
+def test_cuda_is_built_here_and_reported_as_build_only(pool):
+    if verify_mod.gpu_present():
+        pytest.skip("a GPU is present: the cuda kernel runs instead")  # pragma: no cover
+    result = _verify(MATMUL, pool, target="cuda", reference="none")
+    assert result.outcome is Outcome.BUILD
+    assert any("GPU" in note for note in result.notes)
+
+
+def test_large_programs_skip_the_interpreter_and_say_so(pool):
+    result = _verify(MATMUL_PARALLEL, pool, parent=MATMUL, max_interpreter_iterations=10)
+    assert any("interpreter reference skipped" in note for note in result.notes)
+    assert result.reference == "parent"
+    assert result.outcome is Outcome.EQUAL_PASS
+
+
+# ---------------------------------------------------------------------------------------------- cache
+
+
+def test_second_verification_is_a_cache_hit_without_a_sandbox_job(pool, tmp_path: Path):
+    cache = ResultCache(tmp_path)
+    first = _verify(MATMUL_PARALLEL, pool, parent=MATMUL, reference="parent", cache=cache)
+    assert not first.cache_hit
+    jobs, started = verify_mod.counters["jobs"], pool.started
+    second = _verify(MATMUL_PARALLEL, pool, parent=MATMUL, reference="parent", cache=cache)
+    assert second.cache_hit
+    assert verify_mod.counters["jobs"] == jobs and pool.started == started
+    second.cache_hit = False
+    assert second == first
+    # a different seed is a different verification
+    third = _verify(MATMUL_PARALLEL, pool, parent=MATMUL, reference="parent", cache=cache, seed=1)
+    assert not third.cache_hit and verify_mod.counters["jobs"] == jobs + 1
+
+
+# --------------------------------------------------------------------------------------------- timing
+
+
+def test_timing_records_stats_speedups_and_rechecks_the_timed_binary(pool):
+    result = _verify(MATMUL_PARALLEL, pool, parent=MATMUL, reference="parent", time=True,
+                     source=load_program(MATMUL), repeats=3, min_repeat_ms=2)
+    assert result.outcome is Outcome.EQUAL_PASS
+    assert result.timing is not None and result.timing.repeats == 3
+    assert result.timing.median > 0 and result.timing.iqr >= 0
+    assert result.parent_timing is not None and result.source_timing is not None
+    assert result.speedup_vs_parent == pytest.approx(result.parent_timing.median / result.timing.median)
+    assert result.speedup_vs_source is not None
+    assert result.timed_output_ok is True
+    assert result.hardware["cpu"] and result.hardware["cores"] >= 1
+    # the JSON form round-trips, timings included
+    assert VerificationResult.loads(result.dumps()) == result
+
+
+# --------------------------------------------------------------------------------------------- inputs
+
+
+def test_inputs_are_deterministic_per_seed_and_differ_across_seeds():
+    program = load_program(MATMUL)
+    a = make_inputs(program, seed=5)
+    b = make_inputs(program, seed=5)
+    c = make_inputs(program, seed=6)
+    assert list(a) == ["A", "C"]
+    assert all(a[k].tobytes() == b[k].tobytes() for k in a)
+    assert a["A"].tobytes() != c["A"].tobytes()
+    assert a["A"].dtype == np.float64 and a["A"].shape == (8, 16)
+    assert fresh_seed(5) != 5 and fresh_seed(5) == fresh_seed(5)
+
+
+def test_gather_indices_are_bounded_by_the_indexed_dimension():
+    program = load_program(GATHER)
+    arrays = make_inputs(program, seed=0, special_values=True)
+    assert arrays["I"].dtype == np.int64
+    assert arrays["I"].min() >= 0 and arrays["I"].max() <= 4
+    assert {0, 4} <= set(arrays["I"].tolist())  # special values hit both edges
+    compound = load_program(GATHER.replace("input A: f64[5]", "input A: f64[9]")
+                            .replace("_{I^{i64,g}_{tx}}", "_{I^{i64,g}_{tx}*2+1}"))
+    assert index_bounds(compound, {"A": (9,)}) == {"I": 4}  # I*2+1 <= 8
+
+
+def test_special_values_mix_in_zeros_negatives_and_large_magnitudes():
+    plain = generate_tensor("A", "f32", (4096,), seed=1)
+    special = generate_tensor("A", "f32", (4096,), seed=1, special_values=True)
+    assert np.abs(plain).max() < 100
+    assert np.abs(special).max() >= 1e5 and (special == 0).any() and (special < 0).any()
+    changed = np.count_nonzero(plain != special)
+    assert 4096 // 16 < changed < 4096 // 4  # about one in eight
+    ints = generate_tensor("K", "i32", (1000,), seed=1)
+    assert ints.dtype == np.int32 and ints.min() >= -4 and ints.max() <= 4
+    flags = generate_tensor("M", "bool", (1000,), seed=1)
+    assert flags.dtype == np.bool_ and 0 < flags.sum() < 1000
+
+
+def test_params_override_generated_values_and_are_checked():
+    program = load_program(MATMUL)
+    weights = np.arange(64, dtype=np.float32).reshape(16, 4)
+    arrays = make_inputs(program, seed=0, params={"C": weights})
+    assert arrays["C"].dtype == np.float64 and np.array_equal(arrays["C"], weights)
+    with pytest.raises(ValueError, match="shape"):
+        make_inputs(program, params={"C": np.zeros((4, 16))})
+
+
+def test_log_arguments_are_positive():
+    program = load_program(EXP_SQUARE.replace("exp(A^{f64,g}_{tx})*exp(A^{f64,g}_{tx})", "log(A^{f64,g}_{tx})"))
+    assert make_inputs(program, seed=0, special_values=True)["A"].min() > 0
+
+
+# ------------------------------------------------------------------------------------------------ CLI
+
+
+def test_cli_verify_json_and_exit_codes(tmp_path: Path, monkeypatch, capsys):
+    monkeypatch.setenv("STEPTP_CACHE_DIR", str(tmp_path / "cache"))
+    parent = tmp_path / "mm.leir"
+    parent.write_text(MATMUL)
+    child = tmp_path / "mm_parallel.leir"
+    child.write_text(MATMUL_PARALLEL)
+    # params beside the file are picked up automatically (and are part of the cache key).
+    np.savez(tmp_path / "mm_parallel.npz", C=np.zeros((16, 4)))
+    assert steptp(["verify", str(child), "--against", str(parent), "--reference", "parent", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["outcome"] == "equal_pass" and data["cache_hit"] is False
+    assert steptp(["verify", str(child), "--against", str(parent), "--reference", "parent"]) == 0
+    out = capsys.readouterr().out
+    assert "outcome: equal_pass  (cached)" in out
+    bad = tmp_path / "bad.leir"
+    bad.write_text(BAD_SHAPE)
+    assert steptp(["verify", str(bad)]) == 1
+    assert "check_error" in capsys.readouterr().out
+    assert steptp(["verify", str(tmp_path / "missing.leir")]) == 2
+    assert steptp(["verify", str(child), "--set", "N=3"]) == 2
