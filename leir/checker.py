@@ -128,7 +128,8 @@ def _fragment(node) -> str:
     try:
         if isinstance(node, Loop):
             return loop_text(node)
-        return canonical(node)
+        text = canonical(node)
+        return text[:-1] if isinstance(node, Assign) and text.endswith(";") else text
     except Exception:  # noqa: BLE001 - a malformed hand-built node must not hide the diagnostic
         return repr(node)
 
