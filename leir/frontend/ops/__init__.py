@@ -1,0 +1,14 @@
+"""Operator families; importing this package registers every emitter with ``leir.frontend.registry``."""
+
+from . import (  # noqa: F401
+    activations,
+    attention,
+    conv,
+    elementwise,
+    linalg,
+    losses,
+    norms,
+    pooling,
+    reductions,
+    shape,
+)

@@ -1,0 +1,180 @@
+"""Max and average pooling (1-3d, stride, padding, dilation, ceil mode) and adaptive average/max pooling.
+
+A padded input (``-inf`` for max, 0 for average) is copied first when any window leaves the input;
+each output element is then a reduction over its window. Adaptive pooling windows have varying sizes:
+the loop runs over the largest window with an ``if_then_else`` guard, and the per-window element
+counts, which depend only on shapes, become a small constant tensor.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch.nn.functional as F
+from torch import nn
+
+from .. import expr as E
+from ..emit import Tensor
+from ..errors import UnsupportedOperatorError
+from ..registry import op
+from .conv import pad_copy, tup
+
+
+def _args(ctx, args, kwargs, names, defaults, module_attrs=None):
+    if ctx.module is not None:
+        m, x = args[0], args[1]
+        return [x] + [getattr(m, a, d) for a, d in zip(names[1:], defaults[1:], strict=True)]
+    return [kwargs.get(nm, args[i] if i < len(args) else d)
+            for i, (nm, d) in enumerate(zip(names, defaults, strict=True))]
+
+
+def _window_pool(ctx, x: Tensor, n: int, kernel, stride, padding, dilation, combiner, fill):
+    lead = x.ndim - n
+    out_shape = ctx.shape
+    reads = [(o - 1) * s + (k - 1) * d + 1
+             for o, s, k, d in zip(out_shape[lead:], stride, kernel, dilation, strict=True)]
+    src = pad_copy(ctx, x, lead, padding, reads, fill)
+    return ctx.em.reduce(None, list(range(len(out_shape), len(out_shape) + n)), False, combiner, ctx.dtype,
+                         shape=tuple(out_shape) + tuple(kernel),
+                         value=lambda *vs: src.ref(*vs[:lead], *[
+                             E.iadd(E.imul(vs[lead + j], stride[j]),
+                                    E.imul(vs[len(out_shape) + j], dilation[j]))
+                             for j in range(n)]))
+
+
+MAX_NAMES = ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
+MAX_DEFAULTS = (None, None, None, 0, 1, False, False)
+
+
+@op("max_pool", F.max_pool1d, F.max_pool2d, F.max_pool3d,
+    modules=(nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d))
+def max_pool(ctx, *args, **kwargs):
+    x, kernel, stride, padding, dilation, ceil_mode, return_indices = _args(ctx, args, kwargs, MAX_NAMES,
+                                                                            MAX_DEFAULTS)
+    if return_indices:
+        raise UnsupportedOperatorError("max_pool", detail="return_indices=True")
+    n = _spatial_dims(ctx)
+    kernel = tup(kernel, n)
+    stride = tup(stride if stride not in (None, []) else kernel, n)
+    return _window_pool(ctx, x, n, kernel, stride, tup(padding, n), tup(dilation, n), "max", -math.inf)
+
+
+def _spatial_dims(ctx) -> int:
+    name = ""
+    name = type(ctx.module).__name__ if ctx.module is not None else getattr(ctx.node.target, "__name__", "")
+    for k in ("1d", "2d", "3d"):
+        if k in name:
+            return int(k[0])
+    raise UnsupportedOperatorError(name, detail="cannot tell the number of spatial dims")
+
+
+AVG_NAMES = ("input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+             "divisor_override")
+AVG_DEFAULTS = (None, None, None, 0, False, True, None)
+
+
+@op("avg_pool", F.avg_pool1d, F.avg_pool2d, F.avg_pool3d,
+    modules=(nn.AvgPool1d, nn.AvgPool2d, nn.AvgPool3d))
+def avg_pool(ctx, *args, **kwargs):
+    x, kernel, stride, padding, ceil_mode, count_include_pad, divisor = _args(ctx, args, kwargs, AVG_NAMES,
+                                                                              AVG_DEFAULTS)
+    n = _spatial_dims(ctx)
+    kernel = tup(kernel, n)
+    stride = tup(stride if stride not in (None, []) else kernel, n)
+    padding = tup(padding, n)
+    lead = x.ndim - n
+    total = _window_pool(ctx, x, n, kernel, stride, padding, [1] * n, "+", 0)
+    if divisor:
+        return ctx.em.elementwise(total.shape, ctx.dtype, [total], lambda s: E.div(s, divisor))
+    # PyTorch's divisor: window clipped to the padded input (count_include_pad) or to the input
+    counts = np.ones(ctx.shape[lead:], dtype=np.float64)
+    uniform = True
+    for j in range(n):
+        size = x.shape[lead + j]
+        per = []
+        for o in range(ctx.shape[lead + j]):
+            start = o * stride[j] - padding[j]
+            end = min(start + kernel[j], size + padding[j])
+            if not count_include_pad:
+                start, end = max(start, 0), min(end, size)
+            per.append(end - start)
+        shape = [1] * n
+        shape[j] = len(per)
+        counts = counts * np.array(per, dtype=np.float64).reshape(shape)
+        uniform &= len(set(per)) == 1
+    if uniform:
+        k = int(counts.reshape(-1)[0])
+        return ctx.em.elementwise(total.shape, ctx.dtype, [total], lambda s: E.div(s, k))
+    const = ctx.em.add_known(("pool-counts", ctx.node.name), counts.astype(_np_dtype(ctx.dtype)), ctx.dtype,
+                             "const")
+    return ctx.em.elementwise(total.shape, ctx.dtype, [total, const], E.div)
+
+
+def _np_dtype(dtype: str):
+    return {"f16": np.float16, "f32": np.float32, "f64": np.float64}.get(dtype, np.float64)
+
+
+def _adaptive(ctx, x: Tensor, n: int, combiner: str):
+    lead = x.ndim - n
+    out_shape = ctx.shape
+    starts, ends, kmax = [], [], []
+    for j in range(n):
+        size, outs = x.shape[lead + j], out_shape[lead + j]
+        st = [(o * size) // outs for o in range(outs)]
+        en = [-((-(o + 1) * size) // outs) for o in range(outs)]
+        starts.append(st)
+        ends.append(en)
+        kmax.append(max(e - s for s, e in zip(st, en, strict=True)))
+    fill = 0 if combiner == "+" else -math.inf
+
+    def value(*vs):
+        idx = list(vs[:lead])
+        cond = None
+        for j in range(n):
+            size, outs = x.shape[lead + j], out_shape[lead + j]
+            o, k = vs[lead + j], vs[len(out_shape) + j]
+            if size % outs == 0:
+                idx.append(E.iadd(E.imul(o, size // outs), k))
+                continue
+            start = E.ifloordiv(E.imul(o, size), outs)
+            end = E.ifloordiv(E.iadd(E.imul(E.iadd(o, 1), size), outs - 1), outs)
+            pos = E.iadd(start, k)
+            idx.append(pos)
+            cond = E.land(cond, E.cmp(pos, "<", end))
+        ref = x.ref(*idx)
+        return ref if cond is None else E.ite(cond, ref, fill)
+
+    total = ctx.em.reduce(None, list(range(len(out_shape), len(out_shape) + n)), False, combiner, ctx.dtype,
+                          shape=tuple(out_shape) + tuple(kmax), value=value)
+    if combiner == "max":
+        return total
+    counts = np.ones(out_shape[lead:], dtype=np.float64)
+    for j in range(n):
+        shape = [1] * n
+        shape[j] = out_shape[lead + j]
+        per = np.array([e - s for s, e in zip(starts[j], ends[j], strict=True)], dtype=np.float64)
+        counts = counts * per.reshape(shape)
+    flat = counts.reshape(-1)
+    if (flat == flat[0]).all():
+        k = int(flat[0])
+        return ctx.em.elementwise(total.shape, ctx.dtype, [total], lambda s: E.div(s, k))
+    const = ctx.em.add_known(("pool-counts", ctx.node.name), counts.astype(_np_dtype(ctx.dtype)), ctx.dtype,
+                             "const")
+    return ctx.em.elementwise(total.shape, ctx.dtype, [total, const], E.div)
+
+
+@op("adaptive_avg_pool", F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d,
+    modules=(nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool3d))
+def adaptive_avg_pool(ctx, *args, **kwargs):
+    x = args[1] if ctx.module is not None else args[0]
+    return _adaptive(ctx, x, _spatial_dims(ctx), "+")
+
+
+@op("adaptive_max_pool", F.adaptive_max_pool1d, F.adaptive_max_pool2d, F.adaptive_max_pool3d,
+    modules=(nn.AdaptiveMaxPool1d, nn.AdaptiveMaxPool2d, nn.AdaptiveMaxPool3d))
+def adaptive_max_pool(ctx, *args, **kwargs):
+    x = args[1] if ctx.module is not None else args[0]
+    if (ctx.module is not None and ctx.module.return_indices) or kwargs.get("return_indices"):
+        raise UnsupportedOperatorError("adaptive_max_pool", detail="return_indices=True")
+    return _adaptive(ctx, x, _spatial_dims(ctx), "max")

@@ -1,0 +1,317 @@
+"""Reductions and scans: sum/mean/prod/max/min/argmax/argmin/logsumexp/norms/var/std, softmax and
+log-softmax, cumsum/cumprod.
+
+Reductions rely on LEIR's implicit init (a fresh LHS reading itself is a reduction; ``+`` starts at 0,
+``max`` at -inf...). Arg-reductions keep PyTorch's *first* index on ties: after the max, a ``min`` over
+``if_then_else(A>=D, a, n)`` picks the smallest index reaching it. Scans are O(n) prefix recurrences
+whose first element is guarded (``if_then_else(k-1<0, 0, X_{k-1})``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from leir.ast import Assign
+
+from .. import expr as E
+from ..emit import Tensor
+from ..errors import UnsupportedOperatorError
+from ..registry import op
+from .elementwise import maximum, minimum
+from .shape import ValuesIndices
+
+
+def norm_dims(dim, ndim) -> list[int]:
+    if dim is None or dim == [] or dim == ():
+        return list(range(ndim))
+    if isinstance(dim, int):
+        dim = [dim]
+    return sorted({d % max(ndim, 1) for d in dim})
+
+
+def reduced_index(vs, dims, keepdim):
+    """Subscripts of a reduced tensor (``dims`` removed, or 0 when kept) from full-shape loop vars."""
+    out = []
+    for i, v in enumerate(vs):
+        if i in dims:
+            if keepdim:
+                out.append(E.ZERO)
+        else:
+            out.append(v)
+    return out
+
+
+def expand_index(out_vars, dims, ndim, keepdim):
+    """Full-shape subscripts for an element of a reduced output (reduced dims read at 0)."""
+    it = iter(out_vars)
+    idx = []
+    for i in range(ndim):
+        if i in dims:
+            idx.append(E.ZERO)
+            if keepdim:
+                next(it)
+        else:
+            idx.append(next(it))
+    return idx
+
+
+def _count(x: Tensor, dims) -> int:
+    return int(math.prod(x.shape[d] for d in dims)) if x.shape else 1
+
+
+def mean_of(ctx, x: Tensor, dims, keepdim, dtype) -> Tensor:
+    total = ctx.em.reduce(x, dims, keepdim, "+", dtype)
+    n = _count(x, dims)
+    return ctx.em.elementwise(total.shape, dtype, [total], lambda s: E.div(s, n))
+
+
+@op("sum", torch.sum, methods=("sum",))
+def sum_(ctx, x, dim=None, keepdim=False, *, dtype=None):
+    return ctx.em.reduce(x, norm_dims(dim, x.ndim), keepdim, "+", ctx.dtype)
+
+
+@op("mean", torch.mean, methods=("mean",))
+def mean(ctx, x, dim=None, keepdim=False, *, dtype=None):
+    return mean_of(ctx, x, norm_dims(dim, x.ndim), keepdim, ctx.dtype)
+
+
+@op("prod", torch.prod, methods=("prod",))
+def prod(ctx, x, dim=None, keepdim=False, *, dtype=None):
+    return ctx.em.reduce(x, norm_dims(dim, x.ndim), keepdim, "*", ctx.dtype)
+
+
+@op("amax", torch.amax, methods=("amax",))
+def amax(ctx, x, dim=(), keepdim=False):
+    return ctx.em.reduce(x, norm_dims(dim, x.ndim), keepdim, "max", ctx.dtype)
+
+
+@op("amin", torch.amin, methods=("amin",))
+def amin(ctx, x, dim=(), keepdim=False):
+    return ctx.em.reduce(x, norm_dims(dim, x.ndim), keepdim, "min", ctx.dtype)
+
+
+def arg_reduce(ctx, x: Tensor, dim, keepdim, combiner, values: Tensor | None = None):
+    """(values, first index reaching them) along ``dim`` (``None``: over the flattened tensor)."""
+    dims = norm_dims(dim, x.ndim)
+    flat = dim is None
+    vals = values or ctx.em.reduce(x, dims, keepdim, combiner, x.dtype)
+    if flat:
+        out_shape = (1,) * x.ndim if keepdim else ()
+    else:
+        out_shape = tuple(1 if i in dims else s for i, s in enumerate(x.shape) if keepdim or i not in dims)
+    index = ctx.em.fresh(out_shape, "i64")
+    n = _count(x, dims)
+    cmp = ">=" if combiner == "max" else "<="
+
+    def body(*vs):
+        if flat:
+            pos = E.ZERO
+            stride = 1
+            for d in reversed(range(x.ndim)):
+                pos = E.iadd(pos, E.imul(vs[d], stride))
+                stride *= x.shape[d]
+            lhs_idx = [E.ZERO] * len(out_shape)
+        else:
+            pos = vs[dims[0]]
+            lhs_idx = reduced_index(vs, dims, keepdim)
+        lhs = index.ref(*lhs_idx)
+        hit = E.cmp(x.ref(*vs), cmp, vals.ref(*reduced_index(vs, dims, keepdim)))
+        return Assign(lhs, E.minimum(lhs, E.ite(hit, pos, n)))
+
+    ctx.em.block(x.shape, body)
+    return vals, index
+
+
+def _max_min(ctx, combiner, x, dim=None, keepdim=False, other=None):
+    if isinstance(dim, Tensor) or other is not None:
+        return (maximum if combiner == "max" else minimum)(ctx, x, other if other is not None else dim)
+    if dim is None:
+        return ctx.em.reduce(x, norm_dims(None, x.ndim), False, combiner, ctx.dtype)
+    vals, index = arg_reduce(ctx, x, dim, keepdim, combiner)
+    return ValuesIndices(vals, index)
+
+
+@op("max", torch.max, methods=("max",))
+def max_(ctx, x, dim=None, keepdim=False, *, other=None):
+    return _max_min(ctx, "max", x, dim, keepdim, other)
+
+
+@op("min", torch.min, methods=("min",))
+def min_(ctx, x, dim=None, keepdim=False, *, other=None):
+    return _max_min(ctx, "min", x, dim, keepdim, other)
+
+
+@op("argmax", torch.argmax, methods=("argmax",))
+def argmax(ctx, x, dim=None, keepdim=False):
+    return arg_reduce(ctx, x, dim, keepdim, "max")[1]
+
+
+@op("argmin", torch.argmin, methods=("argmin",))
+def argmin(ctx, x, dim=None, keepdim=False):
+    return arg_reduce(ctx, x, dim, keepdim, "min")[1]
+
+
+@op("logsumexp", torch.logsumexp, methods=("logsumexp",))
+def logsumexp(ctx, x, dim=None, keepdim=False):
+    dims = norm_dims(dim, x.ndim)
+    m = ctx.em.reduce(x, dims, False, "max", ctx.dtype)
+    s = ctx.em.reduce(x, dims, False, "+", ctx.dtype,
+                      value=lambda *vs: E.exp(E.sub(x.ref(*vs), m.ref(*reduced_index(vs, dims, False)))))
+    out = ctx.em.fresh(ctx.shape, ctx.dtype)
+
+    def body(*vs):
+        idx = [v for i, v in enumerate(vs) if not (keepdim and i in dims)]
+        return Assign(out.ref(*vs), E.add(E.log(s.ref(*idx)), m.ref(*idx)))
+
+    ctx.em.block(ctx.shape, body)
+    return out
+
+
+def softmax_into(ctx, x: Tensor, dim: int, log: bool = False) -> Tensor:
+    dim %= max(x.ndim, 1)
+    dims = [dim] if x.ndim else []
+    m = ctx.em.reduce(x, dims, False, "max", ctx.dtype)
+    s = ctx.em.reduce(x, dims, False, "+", ctx.dtype,
+                      value=lambda *vs: E.exp(E.sub(x.ref(*vs), m.ref(*reduced_index(vs, dims, False)))))
+    out = ctx.em.fresh(x.shape, ctx.dtype)
+
+    def body(*vs):
+        r = reduced_index(vs, dims, False)
+        if log:
+            value = E.sub(E.sub(x.ref(*vs), m.ref(*r)), E.log(s.ref(*r)))
+        else:
+            value = E.div(E.exp(E.sub(x.ref(*vs), m.ref(*r))), s.ref(*r))
+        return Assign(out.ref(*vs), value)
+
+    ctx.em.block(x.shape, body)
+    return out
+
+
+def _softmax_args(ctx, args, kwargs):
+    if ctx.module is not None:
+        module, x = args[0], args[1]
+        dim = module.dim
+    else:
+        x = args[0]
+        dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
+    if dim is None:
+        dim = 0 if x.ndim in (0, 1, 3) else 1  # PyTorch's legacy implicit choice
+    return x, dim
+
+
+@op("softmax", F.softmax, torch.softmax, methods=("softmax",), modules=(nn.Softmax,))
+def softmax(ctx, *args, **kwargs):
+    x, dim = _softmax_args(ctx, args, kwargs)
+    return softmax_into(ctx, x, dim)
+
+
+@op("log_softmax", F.log_softmax, torch.log_softmax, methods=("log_softmax",), modules=(nn.LogSoftmax,))
+def log_softmax(ctx, *args, **kwargs):
+    x, dim = _softmax_args(ctx, args, kwargs)
+    return softmax_into(ctx, x, dim, log=True)
+
+
+def vector_norm(ctx, x: Tensor, p, dims, keepdim, dtype) -> Tensor:
+    if p in (2, 2.0, "fro", None):
+        s = ctx.em.reduce(x, dims, keepdim, "+", dtype, value=lambda *vs: E.mul(x.ref(*vs), x.ref(*vs)))
+        return ctx.em.elementwise(s.shape, dtype, [s], E.sqrt)
+    if p in (1, 1.0):
+        return ctx.em.reduce(x, dims, keepdim, "+", dtype, value=lambda *vs: E.call("abs", x.ref(*vs)))
+    if p == math.inf or p == "inf":
+        return ctx.em.reduce(x, dims, keepdim, "max", dtype, value=lambda *vs: E.call("abs", x.ref(*vs)))
+    if p == -math.inf:
+        return ctx.em.reduce(x, dims, keepdim, "min", dtype, value=lambda *vs: E.call("abs", x.ref(*vs)))
+    if isinstance(p, int | float) and p > 0:
+        s = ctx.em.reduce(x, dims, keepdim, "+", dtype,
+                          value=lambda *vs: E.pow_(E.call("abs", x.ref(*vs)), p))
+        return ctx.em.elementwise(s.shape, dtype, [s], lambda a: E.pow_(a, 1.0 / p))
+    raise UnsupportedOperatorError("norm", detail=f"p={p!r}", supported="p in 1, 2, 'fro', inf, -inf, >0")
+
+
+@op("norm", torch.norm, methods=("norm",))
+def norm(ctx, x, p="fro", dim=None, keepdim=False, dtype=None):
+    if p == "nuc":
+        raise UnsupportedOperatorError("norm", detail="nuclear norm")
+    return vector_norm(ctx, x, p, norm_dims(dim, x.ndim), keepdim, ctx.dtype)
+
+
+@op("vector_norm", torch.linalg.vector_norm, torch.linalg.norm)
+def linalg_norm(ctx, x, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    if ord is not None and dim is None and x.ndim == 2 and ctx.node.target is torch.linalg.norm \
+            and ord != "fro":
+        raise UnsupportedOperatorError("linalg.norm", detail=f"matrix norm ord={ord!r}")
+    return vector_norm(ctx, x, 2 if ord is None else ord, norm_dims(dim, x.ndim), keepdim, ctx.dtype)
+
+
+def variance(ctx, x: Tensor, dims, correction, keepdim, dtype) -> Tensor:
+    m = mean_of(ctx, x, dims, True, dtype)
+    n = _count(x, dims)
+
+    def sq(*vs):
+        d = E.sub(x.ref(*vs), m.ref(*reduced_index(vs, dims, True)))
+        return E.mul(d, d)
+
+    s = ctx.em.reduce(x, dims, keepdim, "+", dtype, value=sq)
+    return ctx.em.elementwise(s.shape, dtype, [s], lambda a: E.div(a, max(n - correction, 0)))
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+@op("var", torch.var, methods=("var",))
+def var(ctx, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return variance(ctx, x, norm_dims(dim, x.ndim), _correction(unbiased, correction), keepdim, ctx.dtype)
+
+
+@op("std", torch.std, methods=("std",))
+def std(ctx, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    v = variance(ctx, x, norm_dims(dim, x.ndim), _correction(unbiased, correction), keepdim, ctx.dtype)
+    return ctx.em.elementwise(v.shape, ctx.dtype, [v], E.sqrt)
+
+
+def scan(ctx, x: Tensor, dim: int, combiner: str) -> Tensor:
+    """Inclusive prefix scan along ``dim`` as a guarded recurrence, the scanned loop innermost."""
+    dim %= max(x.ndim, 1)
+    out = ctx.em.fresh(x.shape, ctx.dtype)
+    order = [d for d in range(x.ndim) if d != dim] + [dim]
+    bind = order[0] != dim
+    init = 0 if combiner == "+" else 1
+
+    loops, variables = ctx.em.loops([x.shape[d] for d in order], bind=bind)
+    vs = [None] * x.ndim
+    for d, v in zip(order, variables, strict=True):
+        vs[d] = v
+    k = vs[dim]
+    prev = list(vs)
+    prev[dim] = E.isub(k, 1)
+    previous = E.ite(E.cmp(E.isub(k, 1), "<", 0), init, out.ref(*prev))
+    value = E.add(previous, x.ref(*vs)) if combiner == "+" else E.mul(previous, x.ref(*vs))
+    from leir.ast import Block
+
+    ctx.em.blocks.append(Block(loops, (Assign(out.ref(*vs), value),)))
+    return out
+
+
+@op("cumsum", torch.cumsum, methods=("cumsum", "cumsum_"))
+def cumsum(ctx, x, dim, *, dtype=None):
+    if x.dtype != ctx.dtype:
+        from .elementwise import cast
+
+        x = cast(ctx, x)
+    return scan(ctx, x, dim, "+")
+
+
+@op("cumprod", torch.cumprod, methods=("cumprod", "cumprod_"))
+def cumprod(ctx, x, dim, *, dtype=None):
+    return scan(ctx, x, dim, "*")

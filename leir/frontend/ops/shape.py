@@ -1,0 +1,417 @@
+"""Layout operators: reshapes, permutations, broadcasts, slicing, joining and splitting, triangles.
+
+Each is materialised as a copy block (as the public converter does), with the index mapping written in
+the subscripts: a split dimension reads ``c*16+d``, a merged one ``a//4``/``a%4``, a transpose swaps
+subscripts, a slice reads ``start+v*step``, a gather nests an integer tensor reference.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections import namedtuple
+
+import torch
+from torch import nn
+
+from leir.ast import Assign
+
+from .. import expr as E
+from ..emit import Tensor
+from ..errors import UnsupportedOperatorError
+from ..registry import op
+
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+
+
+def copy_block(ctx, out_shape, dtype, index_fn, src: Tensor, *, cond_fn=None, other=0) -> Tensor:
+    """``out[v] = src[index_fn(v)]`` over ``out_shape`` (optionally ``if_then_else(cond, .., other)``)."""
+    out = ctx.em.fresh(out_shape, dtype)
+
+    def body(*vs):
+        value = src.ref(*index_fn(list(vs)))
+        if cond_fn is not None:
+            value = E.ite(cond_fn(list(vs)), value, other)
+        return Assign(out.ref(*vs), value)
+
+    ctx.em.block(out_shape, body)
+    return out
+
+
+def reshape_indices(in_shape, out_shape, out_vars):
+    """Input subscripts that read element ``out_vars`` of a row-major reshape ``in_shape → out_shape``."""
+    in_idx: list = [E.ZERO] * len(in_shape)
+    ins = [k for k, s in enumerate(in_shape) if s != 1]
+    outs = [j for j, s in enumerate(out_shape) if s != 1]
+    i = j = 0
+    while i < len(ins) or j < len(outs):
+        gi, gj = [ins[i]], [outs[j]]
+        pi, pj = in_shape[ins[i]], out_shape[outs[j]]
+        i += 1
+        j += 1
+        while pi != pj:
+            if pi < pj:
+                gi.append(ins[i])
+                pi *= in_shape[ins[i]]
+                i += 1
+            else:
+                gj.append(outs[j])
+                pj *= out_shape[outs[j]]
+                j += 1
+        # linear offset of the group, from the output subscripts
+        stride = 1
+        terms = []
+        for d in reversed(gj):
+            terms.append(E.imul(out_vars[d], stride))
+            stride *= out_shape[d]
+        linear = E.isum(reversed(terms))
+        stride = 1
+        strides = {}
+        for d in reversed(gi):
+            strides[d] = stride
+            stride *= in_shape[d]
+        for n, d in enumerate(gi):
+            if len(gi) == 1:
+                in_idx[d] = linear
+                continue
+            value = E.ifloordiv(linear, strides[d])
+            if n > 0:
+                value = E.imod(value, in_shape[d])
+            in_idx[d] = value
+    return in_idx
+
+
+def reshape_to(ctx, x: Tensor, out_shape) -> Tensor:
+    out_shape = tuple(out_shape)
+    if out_shape == x.shape:
+        return x
+    return copy_block(ctx, out_shape, x.dtype, lambda vs: reshape_indices(x.shape, out_shape, vs), x)
+
+
+@op("view", torch.reshape, torch.flatten, torch.squeeze, torch.unsqueeze, torch.ravel,
+    methods=("view", "reshape", "flatten", "squeeze", "unsqueeze", "view_as", "reshape_as", "unflatten",
+             "ravel", "squeeze_", "unsqueeze_"),
+    modules=(nn.Flatten, nn.Unflatten))
+def view(ctx, *args, **kwargs):
+    x = args[1] if ctx.module is not None else args[0]
+    return reshape_to(ctx, x, ctx.shape)
+
+
+def permute_to(ctx, x: Tensor, perm) -> Tensor:
+    perm = [p % x.ndim for p in perm]
+    if perm == list(range(x.ndim)):
+        return x
+    out_shape = tuple(x.shape[p] for p in perm)
+
+    def index(vs):
+        idx = [None] * x.ndim
+        for j, p in enumerate(perm):
+            idx[p] = vs[j]
+        return idx
+
+    return copy_block(ctx, out_shape, x.dtype, index, x)
+
+
+@op("permute", torch.permute, methods=("permute",))
+def permute(ctx, x, *dims):
+    if len(dims) == 1 and isinstance(dims[0], list | tuple):
+        dims = tuple(dims[0])
+    return permute_to(ctx, x, dims)
+
+
+@op("transpose", torch.transpose, torch.swapaxes, torch.swapdims,
+    methods=("transpose", "swapaxes", "swapdims", "transpose_"))
+def transpose(ctx, x, dim0, dim1):
+    perm = list(range(x.ndim))
+    d0, d1 = dim0 % max(x.ndim, 1), dim1 % max(x.ndim, 1)
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return permute_to(ctx, x, perm)
+
+
+@op("t", torch.t, methods=("t",))
+def t(ctx, x):
+    return permute_to(ctx, x, list(reversed(range(x.ndim))))
+
+
+@op("movedim", torch.movedim, methods=("movedim",))
+def movedim(ctx, x, source, destination):
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [s % x.ndim for s in src]
+    dst = [d % x.ndim for d in dst]
+    rest = [d for d in range(x.ndim) if d not in src]
+    perm = [None] * x.ndim
+    for s, d in zip(src, dst, strict=True):
+        perm[d] = s
+    it = iter(rest)
+    perm = [p if p is not None else next(it) for p in perm]
+    return permute_to(ctx, x, perm)
+
+
+@op("getattr", getattr)
+def getattr_(ctx, obj, name):
+    if not isinstance(obj, Tensor):
+        return getattr(obj, name)
+    if name == "T":
+        return permute_to(ctx, obj, list(reversed(range(obj.ndim))))
+    if name == "mT":
+        perm = list(range(obj.ndim))
+        perm[-1], perm[-2] = perm[-2], perm[-1]
+        return permute_to(ctx, obj, perm)
+    if name in ("data", "real"):
+        return obj
+    raise UnsupportedOperatorError(f"Tensor.{name}")
+
+
+@op("expand", torch.broadcast_to, methods=("expand", "expand_as", "broadcast_to"))
+def expand(ctx, x, *args, **kwargs):
+    shape = ctx.shape
+    if shape == x.shape:
+        return x
+    out = ctx.em.fresh(shape, x.dtype)
+    ctx.em.block(shape, lambda *vs: Assign(out.ref(*vs), ctx.em.bref(x, vs, shape)))
+    return out
+
+
+@op("repeat", torch.tile, methods=("repeat", "tile"))
+def repeat(ctx, x, *sizes):
+    shape = ctx.shape
+    offset = len(shape) - x.ndim
+    return copy_block(ctx, shape, x.dtype,
+                      lambda vs: [E.imod(vs[k + offset], s) if s != shape[k + offset] else vs[k + offset]
+                                  for k, s in enumerate(x.shape)], x)
+
+
+@op("cat", torch.cat, torch.concat, torch.concatenate)
+def cat(ctx, tensors, dim=0, *, axis=None):
+    dim = axis if axis is not None else dim
+    tensors = [t for t in tensors if not (isinstance(t, Tensor) and t.shape == (0,))]
+    shape = ctx.shape
+    dim %= len(shape)
+    out = ctx.em.fresh(shape, ctx.dtype)
+    offset = 0
+    for t in tensors:
+        def body(*vs, t=t, offset=offset):
+            idx = list(vs)
+            idx[dim] = E.iadd(vs[dim], offset)
+            return Assign(out.ref(*idx), t.ref(*vs))
+
+        ctx.em.block(t.shape, body)
+        offset += t.shape[dim]
+    return out
+
+
+@op("stack", torch.stack)
+def stack(ctx, tensors, dim=0):
+    shape = ctx.shape
+    dim %= len(shape)
+    out = ctx.em.fresh(shape, ctx.dtype)
+    for k, t in enumerate(tensors):
+        def body(*vs, t=t, k=k):
+            idx = list(vs)
+            idx.insert(dim, E.lit(k))
+            return Assign(out.ref(*idx), t.ref(*vs))
+
+        ctx.em.block(t.shape, body)
+    return out
+
+
+def slice_along(ctx, x: Tensor, dim: int, start: int, length: int) -> Tensor:
+    shape = list(x.shape)
+    shape[dim] = length
+
+    def index(vs):
+        idx = list(vs)
+        idx[dim] = E.iadd(vs[dim], start)
+        return idx
+
+    return copy_block(ctx, tuple(shape), x.dtype, index, x)
+
+
+def _pieces(ctx, x, sizes, dim):
+    dim %= x.ndim
+    result, start = [], 0
+    for size in sizes:
+        result.append(slice_along(ctx, x, dim, start, size))
+        start += size
+    return tuple(result)
+
+
+@op("split", torch.split, methods=("split",))
+def split(ctx, x, split_size_or_sections, dim=0):
+    return _pieces(ctx, x, [t.shape[dim] for t in ctx.real], dim)
+
+
+@op("chunk", torch.chunk, torch.tensor_split, methods=("chunk", "tensor_split"))
+def chunk(ctx, x, chunks, dim=0):
+    return _pieces(ctx, x, [t.shape[dim] for t in ctx.real], dim)
+
+
+@op("unbind", torch.unbind, methods=("unbind",))
+def unbind(ctx, x, dim=0):
+    dim %= x.ndim
+    return tuple(select_index(ctx, x, dim, k) for k in range(x.shape[dim]))
+
+
+def select_index(ctx, x, dim, index):
+    dim %= x.ndim
+    index %= x.shape[dim]
+    shape = x.shape[:dim] + x.shape[dim + 1:]
+
+    def idx(vs):
+        out = list(vs)
+        out.insert(dim, E.lit(index))
+        return out
+
+    return copy_block(ctx, shape, x.dtype, idx, x)
+
+
+@op("select", torch.select, methods=("select",))
+def select(ctx, x, dim, index):
+    return select_index(ctx, x, dim, index)
+
+
+@op("narrow", torch.narrow, methods=("narrow",))
+def narrow(ctx, x, dim, start, length):
+    dim %= x.ndim
+    return slice_along(ctx, x, dim, start % x.shape[dim], length)
+
+
+@op("getitem", operator.getitem)
+def getitem(ctx, x, index):
+    if not isinstance(x, Tensor):
+        return x[index]
+    return index_tensor(ctx, x, index)
+
+
+def index_tensor(ctx, x: Tensor, index) -> Tensor:
+    """Basic and (integer) advanced indexing, following PyTorch's placement rules."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    for item in items:
+        if isinstance(item, Tensor) and item.dtype == "bool":
+            raise UnsupportedOperatorError("getitem", detail="boolean-mask indexing (dynamic shape)")
+        if not (item is None or item is Ellipsis or isinstance(item, slice | int | Tensor)):
+            raise UnsupportedOperatorError("getitem", detail=f"indexing with {type(item).__name__}")
+    consuming = sum(1 for it in items if it is not None and it is not Ellipsis)
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        items[k:k + 1] = [slice(None)] * (x.ndim - consuming)
+    else:
+        items += [slice(None)] * (x.ndim - consuming)
+    adv = [k for k, it in enumerate(items) if isinstance(it, Tensor)]
+    basic = [k for k, it in enumerate(items) if it is None or isinstance(it, slice)]
+    adv_shape: tuple[int, ...] = ()
+    if adv:
+        adv_shape = tuple(torch.broadcast_shapes(*[items[k].shape for k in adv]))
+        # ints count as advanced indices for PyTorch's "are they adjacent" rule
+        positions = [k for k, it in enumerate(items) if isinstance(it, Tensor | int)]
+        adjacent = positions == list(range(positions[0], positions[-1] + 1))
+        advanced = [("a", j) for j in range(len(adv_shape))]
+        if adjacent:
+            order = ([("b", k) for k in basic if k < positions[0]] + advanced
+                     + [("b", k) for k in basic if k > positions[0]])
+        else:
+            order = advanced + [("b", k) for k in basic]
+    else:
+        order = [("b", k) for k in basic]
+    position = {o: p for p, o in enumerate(order)}
+
+    def index_fn(vs):
+        idx = []
+        for k, it in enumerate(items):
+            if it is None:
+                continue
+            size = x.shape[len(idx)]
+            if isinstance(it, Tensor):
+                adv_vars = [vs[position[("a", j)]] for j in range(len(adv_shape))]
+                idx.append(ctx.em.bref(it, adv_vars, adv_shape))
+            elif isinstance(it, slice):
+                start, _, step = it.indices(size)
+                idx.append(E.iadd(E.imul(vs[position[("b", k)]], step), start))
+            else:
+                idx.append(E.lit(it % size))
+        return idx
+
+    return copy_block(ctx, ctx.shape, x.dtype, index_fn, x)
+
+
+@op("flip", torch.flip, methods=("flip",))
+def flip(ctx, x, *dims):
+    if len(dims) == 1 and isinstance(dims[0], list | tuple):
+        dims = tuple(dims[0])
+    dims = {d % x.ndim for d in dims}
+    return copy_block(ctx, x.shape, x.dtype,
+                      lambda vs: [E.isub(x.shape[k] - 1, v) if k in dims else v for k, v in enumerate(vs)], x)
+
+
+@op("roll", torch.roll, methods=("roll",))
+def roll(ctx, x, shifts, dims=None):
+    if dims is None:
+        raise UnsupportedOperatorError("roll", detail="without dims")
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    amount = {d % x.ndim: s for s, d in zip(shifts, dims, strict=True)}
+
+    def index(vs):
+        out = []
+        for k, v in enumerate(vs):
+            if k in amount and amount[k] % x.shape[k]:
+                out.append(E.imod(E.iadd(v, x.shape[k] - amount[k] % x.shape[k]), x.shape[k]))
+            else:
+                out.append(v)
+        return out
+
+    return copy_block(ctx, x.shape, x.dtype, index, x)
+
+
+def _triangle(ctx, x, diagonal, upper):
+    def cond(vs):
+        row, col = vs[-2], vs[-1]
+        return E.cmp(col, ">=" if upper else "<=", E.iadd(row, diagonal))
+
+    return copy_block(ctx, x.shape, x.dtype, lambda vs: vs, x, cond_fn=cond)
+
+
+@op("triu", torch.triu, methods=("triu", "triu_"))
+def triu(ctx, x, diagonal=0):
+    return _triangle(ctx, x, diagonal, True)
+
+
+@op("tril", torch.tril, methods=("tril", "tril_"))
+def tril(ctx, x, diagonal=0):
+    return _triangle(ctx, x, diagonal, False)
+
+
+@op("diag", torch.diag, methods=("diag",))
+def diag(ctx, x, diagonal=0):
+    if x.ndim == 1:
+        shape = ctx.shape
+        out = ctx.em.fresh(shape, x.dtype)
+
+        def body(row, col):
+            if diagonal >= 0:
+                return Assign(out.ref(row, col), E.ite(E.cmp(col, "==", E.iadd(row, diagonal)),
+                                                       x.ref(row), 0))
+            return Assign(out.ref(row, col), E.ite(E.cmp(row, "==", E.iadd(col, -diagonal)), x.ref(col), 0))
+
+        ctx.em.block(shape, body)
+        return out
+    if diagonal >= 0:
+        return copy_block(ctx, ctx.shape, x.dtype, lambda vs: [vs[0], E.iadd(vs[0], diagonal)], x)
+    return copy_block(ctx, ctx.shape, x.dtype, lambda vs: [E.iadd(vs[0], -diagonal), vs[0]], x)
+
+
+@op("diagonal", torch.diagonal, methods=("diagonal",))
+def diagonal(ctx, x, offset=0, dim1=0, dim2=1):
+    if x.ndim != 2 or {dim1 % 2, dim2 % 2} != {0, 1}:
+        raise UnsupportedOperatorError("diagonal", detail="only of a matrix")
+    return diag(ctx, x, offset)
+
+
+@op("fill_like", torch.zeros_like, torch.ones_like, torch.full_like,
+    methods=("new_zeros", "new_ones", "new_full", "zero_", "fill_"))
+def fill_like(ctx, *args, **kwargs):
+    real = ctx.real.reshape(-1)
+    if real.numel() and not bool((real == real[0]).all()):
+        raise UnsupportedOperatorError("fill", detail="non-uniform fill")
+    value = real[0].item() if real.numel() else 0
+    return ctx.em.fill(ctx.shape, ctx.dtype, value)

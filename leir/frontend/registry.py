@@ -1,0 +1,112 @@
+"""The operator registry: fx call targets (functions, method names, module types) → emitters.
+
+Each operator family module registers its emitters with ``@op``; the translator looks a node up here and
+nothing else, so supporting a new operator is one small function in one family module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from .emit import Emitter, Tensor
+
+TORCH_TO_LEIR = {
+    torch.float16: "f16", torch.float32: "f32", torch.float64: "f64", torch.bfloat16: "bf16",
+    torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
+    torch.uint8: "u8", torch.bool: "bool",
+}
+
+
+def leir_dtype(dtype: torch.dtype) -> str:
+    from .errors import UnsupportedOperatorError
+
+    try:
+        return TORCH_TO_LEIR[dtype]
+    except KeyError:
+        supported = ", ".join(map(str, TORCH_TO_LEIR))
+        raise UnsupportedOperatorError(f"dtype {dtype}", supported=supported) from None
+
+
+def to_numpy(t: torch.Tensor) -> np.ndarray:
+    t = t.detach().cpu().contiguous()
+    if t.dtype == torch.bfloat16:
+        raise ValueError("bf16 values cannot be exported to numpy")
+    return t.numpy().copy()
+
+
+@dataclass
+class Ctx:
+    """What an emitter gets besides its arguments: the emitter, the node and its concrete result."""
+
+    em: Emitter
+    node: Any
+    real: Any
+    module: Any = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.real.shape)
+
+    @property
+    def dtype(self) -> str:
+        return leir_dtype(self.real.dtype)
+
+    def known(self, value: torch.Tensor, role: str = "param") -> Tensor:
+        """The LEIR tensor holding a parameter/buffer/constant (one per distinct tensor object)."""
+        return self.em.add_known(id(value), to_numpy(value), leir_dtype(value.dtype), role, value)
+
+    def maybe_known(self, value) -> Tensor | None:
+        return None if value is None else self.known(value)
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    fn: Callable[..., Any]
+
+
+FUNCTIONS: dict[Any, OpDef] = {}
+METHODS: dict[str, OpDef] = {}
+MODULES: dict[type, OpDef] = {}
+
+
+def op(name: str, *functions: Any, methods: tuple[str, ...] = (), modules: tuple[type, ...] = ()):
+    """Register an emitter under fx ``call_function`` targets, ``call_method`` names and module types.
+
+    Function and method emitters are called as ``fn(ctx, *args, **kwargs)`` with the node's arguments
+    (tensors already translated); module emitters as ``fn(ctx, module, *args, **kwargs)``.
+    """
+
+    def decorate(fn):
+        entry = OpDef(name, fn)
+        for f in functions:
+            FUNCTIONS[f] = entry
+        for m in methods:
+            METHODS[m] = entry
+        for t in modules:
+            MODULES[t] = entry
+        return fn
+
+    return decorate
+
+
+def lookup(node, module=None) -> OpDef | None:
+    if node.op == "call_function":
+        return FUNCTIONS.get(node.target)
+    if node.op == "call_method":
+        return METHODS.get(node.target)
+    if node.op == "call_module":
+        for cls in type(module).__mro__:
+            if cls in MODULES:
+                return MODULES[cls]
+    return None
+
+
+def supported_summary() -> str:
+    names = sorted({d.name for d in (*FUNCTIONS.values(), *METHODS.values(), *MODULES.values())})
+    return ", ".join(names)

@@ -1,0 +1,111 @@
+"""Tracing a module to an fx graph and recording every node's concrete value on real inputs.
+
+Plain ``torch.fx.symbolic_trace`` first (it keeps ``nn`` modules as leaves and ``F.*`` calls as such, the
+level the emitters work at); when the forward branches on shapes, the meta tracer (which knows every
+tensor's shape while tracing) takes over. The concrete run gives every node's shape and dtype (what
+ShapeProp would record) and the value of every non-tensor node (``x.size(0)``, shape arithmetic), so the
+emitters only ever see concrete sizes.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Any
+
+import torch
+from torch import fx
+
+from .errors import FrontendError
+
+
+class TraceFailure(FrontendError):
+    """Neither tracer could turn the module into a graph."""
+
+
+def _placeholder_names(model: torch.nn.Module) -> list[str]:
+    params = list(inspect.signature(model.forward).parameters.values())
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
+    try:
+        tracer = fx.Tracer()
+        tracer.record_stack_traces = True
+        graph = tracer.trace(model)
+        return fx.GraphModule(tracer.root, graph)
+    except Exception as first:  # noqa: BLE001 - any tracing failure means: try the shape-aware tracer
+        try:
+            from torch.fx.experimental.meta_tracer import MetaTracer
+
+            names = _placeholder_names(model)
+            meta_args = {n: v.to("meta") for n, v in zip(names, inputs, strict=False)
+                         if isinstance(v, torch.Tensor)}
+            concrete = {n: v for n, v in zip(names, inputs, strict=False) if not isinstance(v, torch.Tensor)}
+            tracer = MetaTracer()
+            tracer.record_stack_traces = True
+            graph = tracer.trace(model, meta_args=meta_args, concrete_args=concrete or None)
+            return fx.GraphModule(tracer.root, graph)
+        except Exception as second:  # noqa: BLE001
+            raise TraceFailure(
+                f"cannot trace {type(model).__name__}: torch.fx: {type(first).__name__}: {first}; "
+                f"meta tracer: {type(second).__name__}: {second}"
+            ) from second
+
+
+class _Recorder(fx.Interpreter):
+    def __init__(self, gm: fx.GraphModule) -> None:
+        super().__init__(gm)
+        self.values: dict[fx.Node, Any] = {}
+
+    def run_node(self, n: fx.Node) -> Any:
+        result = super().run_node(n)
+        self.values[n] = _snapshot(result)
+        return result
+
+
+def _snapshot(value: Any) -> Any:
+    """A copy that later in-place operators cannot change."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(_snapshot(v) for v in value)
+    if isinstance(value, list):
+        return [_snapshot(v) for v in value]
+    if hasattr(value, "_fields"):  # torch.return_types namedtuples
+        return type(value)(tuple(_snapshot(v) for v in value))
+    return value
+
+
+def run_concrete(gm: fx.GraphModule, inputs: list[Any]) -> dict[fx.Node, Any]:
+    """Every node's value on (copies of) the real inputs."""
+    recorder = _Recorder(gm)
+    copies = [v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]
+    with torch.no_grad():
+        recorder.run(*copies)
+    return recorder.values
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def node_location(node: fx.Node, prefer: str | None = None) -> str | None:
+    """``file:line`` of the user's source that created ``node`` (its own file's frame when known)."""
+    trace_text = node.meta.get("stack_trace") if node is not None else None
+    if not trace_text:
+        return None
+    frames = _FRAME.findall(trace_text)
+    if not frames:
+        return None
+    if prefer:
+        mine = [f for f in frames if f[0] == prefer]
+        if mine:
+            return f"{mine[-1][0]}:{mine[-1][1]}"
+    user = [f for f in frames if not _is_library(f[0])]
+    path, line = (user or frames)[-1]
+    return f"{path}:{line}"
+
+
+def _is_library(path: str) -> bool:
+    """Frames inside torch itself or this frontend are never the user's line."""
+    return "/torch/" in path or "/leir/frontend/" in path or path.startswith("<")

@@ -1,0 +1,321 @@
+"""The driver: trace → walk the graph with concrete values → emit blocks → tidy → checked ``Program``.
+
+Every node is either a Python value (sizes, shape arithmetic: taken from the concrete run), a tensor
+created from nothing (a constant or a fill), or an operator looked up in the registry. An emitter's
+result is checked against the concrete run's shape and dtype, so a wrong emitter fails loudly here
+rather than producing a plausible but wrong program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import fx
+
+from leir.ast import Assign, Block, Body, Program, Signature, TensorDecl, tensor_refs
+
+from . import ops  # noqa: F401 - registers every operator family
+from .emit import Emitter, Tensor
+from .errors import FrontendError, UnsupportedOperatorError
+from .loading import load_source
+from .registry import Ctx, leir_dtype, lookup, supported_summary, to_numpy
+from .tracing import node_location, run_concrete, trace
+
+#: Operators whose result depends on tensor *values* in a way a static program cannot express.
+DATA_DEPENDENT = {"item", "tolist", "nonzero", "masked_select", "unique", "__bool__", "numpy"}
+RANDOM_CREATORS = {
+    torch.rand, torch.randn, torch.randint, torch.randperm, torch.normal, torch.bernoulli, torch.multinomial,
+    torch.rand_like, torch.randn_like, torch.randint_like, torch.empty, torch.empty_like,
+}
+
+
+@dataclass
+class Translation:
+    """A translated program plus what the verifier and the dataset need around it."""
+
+    program: Program
+    #: Values of params/consts by LEIR name (what ``OUT.npz`` holds).
+    values: dict[str, np.ndarray]
+    input_names: tuple[str, ...]
+    output_names: tuple[str, ...]
+    #: Operators met, in graph order, once each (fx target names).
+    ops_seen: tuple[str, ...]
+    #: ``file:line`` of the source operation behind each top-level block (``None`` when unknown).
+    source_lines: tuple[str | None, ...]
+    #: LEIR param/const name → the torch tensor it was read from (lets a reference load new values).
+    torch_tensors: dict[str, torch.Tensor] = field(default_factory=dict, repr=False)
+    #: Forward-argument positions of the LEIR inputs (non-tensor arguments have none).
+    input_positions: tuple[int, ...] = ()
+
+
+def _map_args(value: Any, env: dict[fx.Node, Any]) -> Any:
+    return fx.node.map_arg(value, lambda n: env[n])
+
+
+def _has_tensor(value: Any) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    if isinstance(value, list | tuple):
+        return any(_has_tensor(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_tensor(v) for v in value.values())
+    return False
+
+
+def _is_real_tensor_result(value: Any) -> bool:
+    if isinstance(value, torch.Tensor):
+        return True
+    if isinstance(value, list | tuple):
+        return any(_is_real_tensor_result(v) for v in value)
+    return False
+
+
+def _op_name(node: fx.Node, module: Any = None) -> str:
+    if node.op == "call_method":
+        return str(node.target)
+    if node.op == "call_module":
+        return type(module).__name__
+    target = node.target
+    return getattr(target, "__name__", str(target))
+
+
+def _inplace(node: fx.Node, module: Any) -> bool:
+    if node.op == "call_method":
+        name = str(node.target)
+        return name.endswith("_") and not name.endswith("__")
+    if node.op == "call_module":
+        return bool(getattr(module, "inplace", False))
+    return bool(node.kwargs.get("inplace", False))
+
+
+class _Translator:
+    def __init__(self, model: torch.nn.Module, inputs: list[Any], *, target_neutral: bool,
+                 source_path: str | None) -> None:
+        self.model = model
+        self.inputs = inputs
+        self.source_path = source_path
+        self.em = Emitter(bind_first=not target_neutral)
+        self.env: dict[fx.Node, Any] = {}
+        self.ops_seen: list[str] = []
+        self.block_sources: list[str | None] = []
+        self.input_positions: list[int] = []
+
+    def location(self, node: fx.Node) -> str | None:
+        return node_location(node, self.source_path)
+
+    def run(self) -> tuple[list[Tensor], Any]:
+        gm = trace(self.model, self.inputs)
+        real = run_concrete(gm, self.inputs)
+        self.gm = gm
+        buffers = {id(b) for b in gm.buffers()} | {id(p) for p in gm.parameters()}
+        position = 0
+        outputs: Any = None
+        for node in gm.graph.nodes:
+            start = len(self.em.blocks)
+            try:
+                if node.op == "placeholder":
+                    value = real[node]
+                    if isinstance(value, torch.Tensor):
+                        self.env[node] = self.em.add_input(value.shape, leir_dtype(value.dtype))
+                        self.input_positions.append(position)
+                    else:
+                        self.env[node] = value
+                    position += 1
+                elif node.op == "get_attr":
+                    value = real[node]
+                    if isinstance(value, torch.Tensor):
+                        attr = _fetch_attr(gm, str(node.target))
+                        role = "param" if id(attr) in buffers else "const"
+                        self.env[node] = self.em.add_known(
+                            id(attr), to_numpy(value), leir_dtype(value.dtype), role, attr)
+                    else:
+                        self.env[node] = value
+                elif node.op == "output":
+                    outputs = _map_args(node.args[0], self.env)
+                else:
+                    self.env[node] = self.call(node, real[node])
+            except UnsupportedOperatorError as exc:
+                if exc.location is None:
+                    exc.location = self.location(node)
+                    exc.args = (str(exc),)
+                raise
+            self.block_sources.extend([self.location(node)] * (len(self.em.blocks) - start))
+        return self._outputs(outputs), gm
+
+    def call(self, node: fx.Node, real: Any) -> Any:
+        module = gm_module = None
+        if node.op == "call_module":
+            module = gm_module = self.gm.get_submodule(str(node.target))
+        name = _op_name(node, module)
+        if node.op == "call_method" and name in DATA_DEPENDENT:
+            raise UnsupportedOperatorError(name, detail="the result depends on tensor values at run time")
+        args = _map_args(node.args, self.env)
+        kwargs = _map_args(node.kwargs, self.env)
+        if not _is_real_tensor_result(real):
+            if (_has_tensor(args) or _has_tensor(kwargs)) and name in DATA_DEPENDENT:
+                raise UnsupportedOperatorError(name, detail="depends on tensor values")
+            return real  # sizes, shape arithmetic, dtypes: concrete values
+        if name not in self.ops_seen:
+            self.ops_seen.append(name)
+        if not (_has_tensor(args) or _has_tensor(kwargs)) and node.op != "call_module":
+            return self.creation(node, real, name)
+        entry = lookup(node, gm_module)
+        if entry is None:
+            raise UnsupportedOperatorError(name, supported=supported_summary())
+        ctx = Ctx(self.em, node, real, module)
+        if node.op == "call_module":
+            result = entry.fn(ctx, module, *args, **kwargs)
+        else:
+            result = entry.fn(ctx, *args, **kwargs)
+        _check_result(name, result, real)
+        if _inplace(node, module) and node.args and isinstance(node.args[0], fx.Node):
+            self.env[node.args[0]] = result
+        return result
+
+    def creation(self, node: fx.Node, real: Any, name: str) -> Any:
+        """A tensor made from no tensor: a fill when uniform, else a constant with its values."""
+        if node.target in RANDOM_CREATORS or name in {"rand", "randn", "randint", "normal_", "uniform_"}:
+            raise UnsupportedOperatorError(name, detail="random or uninitialised values inside forward")
+        if not isinstance(real, torch.Tensor):
+            raise UnsupportedOperatorError(name, detail="creates several tensors from no input")
+        dtype = leir_dtype(real.dtype)
+        flat = real.reshape(-1)
+        if flat.numel() > 0 and bool((flat == flat[0]).all()):
+            first = flat[0].item()
+            return self.em.fill(real.shape, dtype, first)
+        tensor = self.em.add_known(("const", node.name), to_numpy(real), dtype, "const")
+        return tensor
+
+    def _outputs(self, outputs: Any) -> list[Tensor]:
+        flat: list[Any] = []
+
+        def collect(v):
+            if isinstance(v, list | tuple):
+                for x in v:
+                    collect(x)
+            else:
+                flat.append(v)
+
+        collect(outputs)
+        result: list[Tensor] = []
+        for value in flat:
+            if not isinstance(value, Tensor):
+                raise UnsupportedOperatorError(
+                    "output", detail=f"forward returns a non-tensor value {value!r}")
+            if value.role != "intermediate" or value in result:
+                value = self.em.elementwise(value.shape, value.dtype, [value], lambda a: a)
+                self.block_sources.append(None)
+            result.append(value)
+        return result
+
+
+def _fetch_attr(gm: fx.GraphModule, target: str) -> Any:
+    obj: Any = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _check_result(name: str, result: Any, real: Any) -> None:
+    """The emitted tensor(s) must have the concrete run's shape and dtype."""
+    if isinstance(result, Tensor):
+        if not isinstance(real, torch.Tensor):
+            raise FrontendError(f"{name}: emitted a tensor where PyTorch returned {type(real).__name__}")
+        if tuple(real.shape) != result.shape or leir_dtype(real.dtype) != result.dtype:
+            raise FrontendError(
+                f"internal error in the {name} emitter: produced {result.dtype}{list(result.shape)}, "
+                f"PyTorch gives {leir_dtype(real.dtype)}{list(real.shape)}")
+    elif isinstance(result, list | tuple) and isinstance(real, list | tuple):
+        for r, t in zip(result, real, strict=False):
+            _check_result(name, r, t)
+
+
+def _written(block: Block) -> set[str]:
+    names = set()
+    for item in block.items:
+        if isinstance(item, Assign):
+            names.add(item.target.name)
+        else:
+            names |= _written(item)
+    return names
+
+
+def _read(block: Block) -> set[str]:
+    names = set()
+    for item in block.items:
+        if isinstance(item, Assign):
+            names |= {r.name for r in tensor_refs(item.value)}
+            names |= {r.name for idx in item.target.indices for r in tensor_refs(idx)}
+        else:
+            names |= _read(item)
+    return names
+
+
+def eliminate_dead_blocks(blocks: list[Block], sources: list, live: set[str]) -> tuple[list, list]:
+    """Drop blocks that only write tensors nothing later reads (unused ``split`` pieces, sizes...)."""
+    kept: list[tuple[Block, Any]] = []
+    live = set(live)
+    for block, src in zip(reversed(blocks), reversed(sources), strict=True):
+        if _written(block) & live:
+            kept.append((block, src))
+            live |= _read(block)
+    kept.reverse()
+    return [b for b, _ in kept], [s for _, s in kept]
+
+
+def translate_module(model: torch.nn.Module, inputs: list[Any], *, target_neutral: bool = False,
+                     source_path: str | None = None, check: bool = True) -> Translation:
+    """Translate ``model`` called on ``inputs`` into a checked LEIR program."""
+    translator = _Translator(model, inputs, target_neutral=target_neutral, source_path=source_path)
+    outputs, _ = translator.run()
+    em = translator.em
+    output_names = [t.name for t in outputs]
+    blocks, sources = eliminate_dead_blocks(em.blocks, translator.block_sources, set(output_names))
+    used = set()
+    for block in blocks:
+        used |= _read(block) | _written(block)
+    decls = [TensorDecl(t.name, "input", t.dtype, t.shape) for t in em.inputs]
+    values: dict[str, np.ndarray] = {}
+    torch_tensors: dict[str, torch.Tensor] = {}
+    for known in em.params.values():
+        t = known.tensor
+        if t.name not in used:
+            continue
+        decls.append(TensorDecl(t.name, t.role, t.dtype, t.shape))
+        values[t.name] = known.value
+        if isinstance(known.source, torch.Tensor):
+            torch_tensors[t.name] = known.source
+    decls.extend(TensorDecl(t.name, "output", t.dtype, t.shape) for t in outputs)
+    program = Program(Signature(tuple(decls)), Body(tuple(blocks)))
+    if check:
+        from leir.checker import check as run_checker
+        from leir.errors import LeirCheckError
+
+        info = run_checker(program)
+        if not info.ok:
+            raise LeirCheckError(info.errors)
+    return Translation(
+        program=program,
+        values=values,
+        input_names=tuple(t.name for t in em.inputs),
+        output_names=tuple(output_names),
+        ops_seen=tuple(translator.ops_seen),
+        source_lines=tuple(sources),
+        torch_tensors=torch_tensors,
+        input_positions=tuple(translator.input_positions),
+    )
+
+
+def translate_file(path: str | Path, *, sets: dict[str, Any] | None = None, dtype: str = "f32",
+                   target_neutral: bool = False, check: bool = True) -> Translation:
+    """Translate a KernelBench-style file (``Model``, ``get_inputs``, ``get_init_inputs``)."""
+    loaded = load_source(path, sets, dtype)
+    return translate_module(loaded.model, loaded.inputs, target_neutral=target_neutral,
+                            source_path=str(Path(path)), check=check)
+
+
+__all__ = ["Translation", "translate_module", "translate_file", "eliminate_dead_blocks"]

@@ -1,0 +1,74 @@
+"""``steptp translate FILE.py``: a KernelBench-style PyTorch file → a checked ``.leir`` program.
+
+Writes ``OUT.leir`` (``leir.program.dump_program``) and, when the program has parameters or constants,
+their values in ``OUT.npz`` beside it (keys = LEIR tensor names), which ``steptp verify`` picks up.
+Exit codes: 0 written; 1 the model cannot be translated (unsupported operator, check failure);
+2 bad arguments or an unreadable file / unknown ``--set`` constant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from steptp_cli.main import EXIT_INVALID, EXIT_OK, UsageError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "translate",
+        help="translate a PyTorch module file (KernelBench convention) to LEIR",
+        description="Trace Model from FILE.py with torch.fx on get_inputs(), emit a checked LEIR program.",
+    )
+    parser.add_argument("file", metavar="FILE.py")
+    parser.add_argument("--dtype", choices=("f32", "f64", "f16"), default="f32",
+                        help="floating-point dtype of the model and inputs (default f32)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
+                        help="override a module-level constant before the file runs (repeatable)")
+    parser.add_argument("--target-neutral", action="store_true",
+                        help="plain L loops only (default: first output dimension bound to B^{n}_{tx=0})")
+    parser.add_argument("-o", "--output", metavar="OUT.leir",
+                        help="write the program here (and OUT.npz for parameters); default stdout")
+    parser.set_defaults(handler=run_translate)
+
+
+def run_translate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from leir.errors import LeirError
+    from leir.frontend import SourceError, parse_set, translate_file
+    from leir.program import dump_program
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"no such file: {path}")
+    try:
+        sets = dict(parse_set(text) for text in args.sets)
+        translation = translate_file(path, sets=sets, dtype=args.dtype, target_neutral=args.target_neutral)
+    except SourceError as exc:
+        raise UsageError(str(exc)) from exc
+    except LeirError as exc:
+        print(f"steptp translate: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    comment = f"translated from {path.name}" + (f" with {' '.join(args.sets)}" if args.sets else "")
+    text = dump_program(translation.program, comment=comment)
+    if args.output is None:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        if translation.values:
+            print("steptp translate: parameters not written (use -o OUT.leir to get OUT.npz)",
+                  file=sys.stderr)
+        return EXIT_OK
+    out = Path(args.output)
+    try:
+        out.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        npz = out.with_suffix(".npz")
+        if translation.values:
+            with npz.open("wb") as fh:
+                np.savez(fh, **{k: translation.values[k] for k in sorted(translation.values)})
+        elif npz.exists():
+            npz.unlink()  # a stale file from an earlier translation would feed wrong values
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc}") from exc
+    print(f"wrote {out}" + (f" and {out.with_suffix('.npz')}" if translation.values else ""), file=sys.stderr)
+    return EXIT_OK
