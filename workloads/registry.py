@@ -202,3 +202,33 @@ def load_module(workload: WorkloadInfo | str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def markdown_table(level: int | None = None) -> str:
+    """A Markdown table of the suite (id, ops, tags, description) — the list in ``docs/workloads.md``."""
+    rows = ["| id | ops | tags | description |", "|---|---|---|---|"]
+    for info in list_workloads(level=level):
+        cells = [f"`{info.id}`", ", ".join(info.ops), ", ".join(info.tags), info.description]
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m workloads.registry [--markdown] [--level N]``: list the suite without importing torch."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m workloads.registry", description=main.__doc__)
+    parser.add_argument("--level", type=int, choices=LEVELS)
+    parser.add_argument("--markdown", action="store_true", help="print the docs table")
+    args = parser.parse_args(argv)
+    if args.markdown:
+        print(markdown_table(args.level), end="")
+    else:
+        for info in list_workloads(args.level):
+            shapes = " ".join(f"{k}={v}" for k, v in info.default_shapes.items())
+            print(f"{info.id}\t{shapes}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

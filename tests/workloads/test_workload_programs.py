@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from torch import fx
 from torch.utils.flop_counter import FlopCounterMode
 
 from workloads.registry import list_workloads, load_module
@@ -69,6 +70,12 @@ def test_workload_runs_in_f32_and_f64(info) -> None:
     for a, b, c in zip(out32, again, evaluated, strict=True):
         assert torch.equal(a, b), "forward is not deterministic"
         assert torch.equal(a, c), "output depends on train/eval mode"
+
+    # The frontend starts from torch.fx.symbolic_trace: no data-dependent control flow, no shape unpacking.
+    traced = fx.symbolic_trace(again_model)
+    with torch.no_grad():
+        for a, t in zip(out32, _tensors(traced(*again_inputs)), strict=True):
+            assert torch.equal(a, t), "fx-traced graph disagrees with eager forward"
 
     model64 = model.double()
     inputs64 = _to_double(inputs)

@@ -149,3 +149,16 @@ def test_list_workloads_on_another_root(tmp_path: Path) -> None:
     _write(tmp_path, "a_one", GOOD % "a_one")
     _write(tmp_path, "_private", "not metadata")
     assert [i.id for i in list_workloads(root=tmp_path)] == ["level1/a_one", "level1/b_one"]
+
+
+def test_docs_list_every_workload() -> None:
+    """docs/workloads.md carries the generated tables verbatim (regenerate with --markdown when adding)."""
+    docs = (REPO / "docs" / "workloads.md").read_text(encoding="utf-8")
+    for level in registry.LEVELS:
+        assert registry.markdown_table(level) in docs, f"level{level} table in docs/workloads.md is stale"
+
+
+def test_module_entry_point_lists_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    assert registry.main(["--level", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[0] for line in lines] == [i.id for i in list_workloads(level=2)]
