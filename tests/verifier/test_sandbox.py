@@ -6,6 +6,7 @@ does the same with real LEIR programs built by TVM, where the failures come from
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -98,3 +99,78 @@ def test_isolated_run_and_fork_refused():
     assert run_isolated(probe_pid).ok
     with pytest.raises(ValueError):
         WorkerPool(1, start_method="fork")
+
+
+# ------------------------------------------------------------------------- real LEIR programs under TVM
+
+# A gather whose index tensor the checker cannot bound; we hand it an index far outside A.
+SEGFAULT_LEIR = """input A: f64[4]
+input I: i64[4]
+output C: f64[4]
+---
+B^{4}_{tx=0}[C^{f64,g}_{tx}=A^{f64,g}_{I^{i64,g}_{tx}};];
+"""
+# 2 x 10^12 multiply-adds: hours of work, far beyond any wall limit.
+HANG_LEIR = """input A: f64[2]
+output C: f64[2]
+---
+B^{2}_{tx=0}L^{1000000}_{a=0}L^{1000000}_{c=0}[C^{f64,g}_{tx}=C^{f64,g}_{tx}+A^{f64,g}_{tx}*1.0000001;];
+"""
+# An intermediate E of 46000 x 46000 f64 = 16.9 GB, under a 1 GiB budget.
+OOM_LEIR = """input A: f64[2]
+output C: f64[2]
+---
+B^{46000}_{tx=0}L^{46000}_{a=0}[E^{f64,g}_{tx,a}=A^{f64,g}_{0}*2;];B^{2}_{tx=0}[C^{f64,g}_{tx}=E^{f64,g}_{tx,tx};];
+"""
+
+
+@pytest.fixture(scope="module")
+def tvm_pool():
+    with WorkerPool(1, warm_modules=("verifier.build",), timeout=60, memory_limit_mb=1024) as workers:
+        yield workers.start()
+
+
+def _verify_leir(text: str, pool: WorkerPool, **kwargs):
+    from leir.program import load_program
+    from verifier.verify import verify
+
+    return verify(load_program(text), pool=pool, cache=False, reference="none", **kwargs)
+
+
+def _pool_still_verifies(pool: WorkerPool) -> None:
+    import numpy as np
+
+    from verifier.result import Outcome
+
+    ok = _verify_leir(SEGFAULT_LEIR, pool, params={"I": np.array([3, 2, 1, 0])})
+    assert ok.outcome is Outcome.EXECUTE
+
+
+def test_leir_gather_out_of_bounds_segfaults_into_a_crash_outcome(tvm_pool: WorkerPool):
+    import numpy as np
+
+    from verifier.result import Outcome
+
+    result = _verify_leir(SEGFAULT_LEIR, tvm_pool, params={"I": np.array([0, 1, 10**12, 3], dtype=np.int64)})
+    assert result.outcome is Outcome.CRASH
+    assert "SIGSEGV" in result.error and "during run" in result.error
+    assert re.search("segmentation fault|segfault", result.log_excerpt, re.IGNORECASE)  # a handler's report
+    _pool_still_verifies(tvm_pool)
+
+
+def test_leir_huge_loop_hits_the_wall_limit(tvm_pool: WorkerPool):
+    from verifier.result import Outcome
+
+    result = _verify_leir(HANG_LEIR, tvm_pool, timeout=5)
+    assert result.outcome is Outcome.TIMEOUT
+    assert "5s" in result.error and "during run" in result.error
+    _pool_still_verifies(tvm_pool)
+
+
+def test_leir_huge_intermediate_hits_the_memory_limit(tvm_pool: WorkerPool):
+    from verifier.result import Outcome
+
+    result = _verify_leir(OOM_LEIR, tvm_pool)
+    assert result.outcome is Outcome.MEMORY_LIMIT
+    assert "1024 MiB" in result.error
+    _pool_still_verifies(tvm_pool)
