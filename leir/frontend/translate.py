@@ -155,6 +155,8 @@ class _Translator:
             raise UnsupportedOperatorError(name, detail="the result depends on tensor values at run time")
         args = _map_args(node.args, self.env)
         kwargs = _map_args(node.kwargs, self.env)
+        if "out" in kwargs and kwargs["out"] is None:
+            kwargs = {k: v for k, v in kwargs.items() if k != "out"}
         if not _is_real_tensor_result(real):
             if (_has_tensor(args) or _has_tensor(kwargs)) and name in DATA_DEPENDENT:
                 raise UnsupportedOperatorError(name, detail="depends on tensor values")

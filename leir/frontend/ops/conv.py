@@ -88,7 +88,7 @@ def conv_into(ctx, x: Tensor, weight: Tensor, bias, stride, padding, dilation, g
     cout_g = out_shape[1] // groups
     return _conv_reduce(ctx, src, weight, bias, out_shape, cin_g, cout_g, groups, kernel,
                         lambda o, k, j: E.iadd(E.imul(o, stride[j]), E.imul(k, dilation[j])),
-                        lambda oc, ic, ks: weight.ref(oc, ic, *ks))
+                        lambda oc, ic, channel, ks: weight.ref(oc, ic, *ks))
 
 
 def _conv_reduce(ctx, src, weight, bias, out_shape, cin_g, cout_g, groups, kernel, pos_fn, w_fn):
@@ -103,7 +103,7 @@ def _conv_reduce(ctx, src, weight, bias, out_shape, cin_g, cout_g, groups, kerne
         channel = ic if groups == 1 else E.iadd(E.imul(E.ifloordiv(oc, cout_g), cin_g), ic)
         spatial = [pos_fn(o, k, j) for j, (o, k) in enumerate(zip(outs, ks, strict=True))]
         lhs = out.ref(*vs[:2 + n])
-        return Assign(lhs, E.add(lhs, E.mul(src.ref(nb, channel, *spatial), w_fn(oc, channel, ks))))
+        return Assign(lhs, E.add(lhs, E.mul(src.ref(nb, channel, *spatial), w_fn(oc, ic, channel, ks))))
 
     ctx.em.block(tuple(out_shape) + (cin_g,) + tuple(kernel), body)
     if bias is not None:
@@ -139,7 +139,7 @@ def conv_transpose_into(ctx, x: Tensor, weight: Tensor, bias, stride, padding, o
     return _conv_reduce(
         ctx, spread, weight, bias, out_shape, cin_g, cout_g, groups, kernel,
         lambda o, k, j: E.iadd(E.iadd(o, E.imul(k, dilation[j])), shift[j]),
-        lambda oc, ic, ks: weight.ref(ic, E.imod(oc, cout_g) if groups > 1 else oc,
+        lambda oc, ic, channel, ks: weight.ref(channel, E.imod(oc, cout_g) if groups > 1 else oc,
                                       *[E.isub(kernel[j] - 1, kv) for j, kv in enumerate(ks)]))
 
 

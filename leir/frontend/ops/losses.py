@@ -136,8 +136,13 @@ _weighted("binary_cross_entropy_with_logits", _bce_logits, (F.binary_cross_entro
           (nn.BCEWithLogitsLoss,))
 
 
-def nll_from_logp(ctx, logp: Tensor, target: Tensor, ignore_index: int, reduction: str) -> Tensor:
-    """Negative log-likelihood of integer class targets (class dim 1), skipping ``ignore_index``."""
+def nll_from_logp(ctx, logp: Tensor, target: Tensor, ignore_index: int, reduction: str,
+                  weight: Tensor | None = None, smoothing: float = 0.0) -> Tensor:
+    """Negative log-likelihood of integer class targets (class dim 1), skipping ``ignore_index``.
+
+    With class ``weight`` each term is scaled by ``weight[target]`` and ``mean`` divides by the sum of
+    those weights, as PyTorch does.
+    """
     em = ctx.em
     shape = target.shape  # N, d1, ...
 
@@ -148,15 +153,30 @@ def nll_from_logp(ctx, logp: Tensor, target: Tensor, ignore_index: int, reductio
     def valid(vs):
         return E.cmp(target.ref(*vs), "!=", ignore_index)
 
+    total_logp = None
+    if smoothing:
+        # PyTorch: (1-e)*nll + e*(-sum_c logp)/C, both over the same (non-ignored) elements
+        total_logp = em.reduce(logp, [1], False, "+", ctx.dtype)
+
+    def term(vs):
+        value = E.neg(picked(vs))
+        if weight is not None:
+            value = E.mul(value, weight.ref(target.ref(*vs)))
+        if total_logp is not None:
+            classes = logp.shape[1]
+            value = E.sub(E.mul(1 - smoothing, value), E.mul(smoothing / classes, total_logp.ref(*vs)))
+        return value
+
     pw = em.fresh(shape, ctx.dtype)
-    em.block(shape, lambda *vs: Assign(pw.ref(*vs), E.ite(valid(vs), E.neg(picked(vs)), 0)))
+    em.block(shape, lambda *vs: Assign(pw.ref(*vs), E.ite(valid(vs), term(vs), 0)))
     if reduction == "none":
         return pw
     total = em.reduce(pw, list(range(pw.ndim)), False, "+", ctx.dtype)
     if reduction == "sum":
         return total
     count = em.reduce(None, list(range(len(shape))), False, "+", ctx.dtype, shape=shape,
-                      value=lambda *vs: E.ite(valid(vs), 1, 0))
+                      value=lambda *vs: E.ite(valid(vs), 1 if weight is None else weight.ref(target.ref(*vs)),
+                                              0))
     return em.elementwise((), ctx.dtype, [total, count], E.div)
 
 
@@ -167,13 +187,18 @@ CE_DEFAULTS = (None, None, -100, None, "mean", 0.0)
 @op("cross_entropy", F.cross_entropy, modules=(nn.CrossEntropyLoss,))
 def cross_entropy(ctx, *args, **kwargs):
     (x, t), (weight, _, ignore, _, reduction, smoothing) = _get(ctx, args, kwargs, CE_NAMES, CE_DEFAULTS, 2)
-    if weight is not None or smoothing:
-        raise UnsupportedOperatorError("cross_entropy", detail="class weights or label smoothing")
+    if smoothing and weight is not None:
+        raise UnsupportedOperatorError("cross_entropy", detail="label smoothing with class weights")
+    if ctx.module is not None and weight is not None:
+        weight = ctx.known(weight)
     logp = softmax_into(ctx, x, 1 if x.ndim > 1 else 0, log=True)
     if t.dtype.startswith("i") or t.dtype.startswith("u"):
         if x.ndim == 1:
             raise UnsupportedOperatorError("cross_entropy", detail="unbatched input")
-        return nll_from_logp(ctx, logp, t, ignore, reduction)
+        return nll_from_logp(ctx, logp, t, ignore, reduction, weight, smoothing)
+    if weight is not None or smoothing:
+        raise UnsupportedOperatorError("cross_entropy",
+                                       detail="class weights or label smoothing with probability targets")
     pw = ctx.em.reduce(None, [1], False, "+", ctx.dtype, shape=x.shape,
                        value=lambda *vs: E.neg(E.mul(t.ref(*vs), logp.ref(*vs))))
     return reduce_loss(ctx, pw, reduction)
@@ -183,9 +208,9 @@ def cross_entropy(ctx, *args, **kwargs):
 def nll_loss(ctx, *args, **kwargs):
     names = ("weight", "size_average", "ignore_index", "reduce", "reduction")
     (x, t), (weight, _, ignore, _, reduction) = _get(ctx, args, kwargs, names, CE_DEFAULTS[:5], 2)
-    if weight is not None:
-        raise UnsupportedOperatorError("nll_loss", detail="class weights")
-    return nll_from_logp(ctx, x, t, ignore, reduction)
+    if ctx.module is not None and weight is not None:
+        weight = ctx.known(weight)
+    return nll_from_logp(ctx, x, t, ignore, reduction, weight)
 
 
 @op("kl_div", F.kl_div, modules=(nn.KLDivLoss,))
