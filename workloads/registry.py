@@ -213,15 +213,33 @@ def markdown_table(level: int | None = None) -> str:
     return "\n".join(rows) + "\n"
 
 
+def update_docs(text: str) -> str:
+    """``text`` with each span between ``<!-- workloads:levelN -->`` and its closing marker regenerated."""
+    for level in LEVELS:
+        start, end = f"<!-- workloads:level{level} -->", f"<!-- /workloads:level{level} -->"
+        head, sep, rest = text.partition(start)
+        if not sep:
+            raise WorkloadError(f"docs lack the marker {start}")
+        _, sep, tail = rest.partition(end)
+        if not sep:
+            raise WorkloadError(f"docs lack the marker {end}")
+        text = f"{head}{start}\n{markdown_table(level)}{end}{tail}"
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m workloads.registry [--markdown] [--level N]``: list the suite without importing torch."""
+    """``python -m workloads.registry [--level N] [--markdown | --update-docs FILE]``; never imports torch."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m workloads.registry", description=main.__doc__)
     parser.add_argument("--level", type=int, choices=LEVELS)
     parser.add_argument("--markdown", action="store_true", help="print the docs table")
+    parser.add_argument("--update-docs", metavar="FILE", type=Path, help="regenerate the tables in FILE")
     args = parser.parse_args(argv)
-    if args.markdown:
+    if args.update_docs:
+        path: Path = args.update_docs
+        path.write_text(update_docs(path.read_text(encoding="utf-8")), encoding="utf-8")
+    elif args.markdown:
         print(markdown_table(args.level), end="")
     else:
         for info in list_workloads(args.level):

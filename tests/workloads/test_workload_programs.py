@@ -101,3 +101,18 @@ def test_shape_constants_drive_the_program() -> None:
         assert tuple(model(*inputs).shape) == (5, 7)
     fresh = load_module("level1/matmul")
     assert fresh.M != 5, "load_module must return a fresh module"
+
+
+@pytest.mark.parametrize("info", WORKLOADS, ids=[i.id for i in WORKLOADS])
+def test_paper_shapes_are_consistent(info) -> None:
+    """At paper scale the program still type-checks: built and run on the meta device (shapes only)."""
+    module = load_module(info)
+    for name, value in info.paper_shapes.items():
+        setattr(module, name, value)
+    with torch.device("meta"):
+        model = module.Model(*module.get_init_inputs())
+        inputs = module.get_inputs()
+        outputs = _tensors(model(*inputs))
+    assert all(out.device.type == "meta" for out in outputs)
+    # Paper scale is meant to be larger than the CPU default somewhere.
+    assert any(value > info.default_shapes[name] for name, value in info.paper_shapes.items()), info.id

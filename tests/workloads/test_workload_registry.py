@@ -152,10 +152,23 @@ def test_list_workloads_on_another_root(tmp_path: Path) -> None:
 
 
 def test_docs_list_every_workload() -> None:
-    """docs/workloads.md carries the generated tables verbatim (regenerate with --markdown when adding)."""
+    """docs/workloads.md carries the generated tables (``--update-docs`` regenerates them when adding)."""
     docs = (REPO / "docs" / "workloads.md").read_text(encoding="utf-8")
+    assert registry.update_docs(docs) == docs, "tables in docs/workloads.md are stale"
     for level in registry.LEVELS:
-        assert registry.markdown_table(level) in docs, f"level{level} table in docs/workloads.md is stale"
+        assert registry.markdown_table(level) in docs
+        assert f"level{level}/" in docs and f"({len(list_workloads(level=level))})" in docs
+
+
+def test_update_docs_needs_markers() -> None:
+    with pytest.raises(WorkloadError):
+        registry.update_docs("# no markers here\n")
+    text = "a\n<!-- workloads:level1 -->\nSTALE_ROW\n<!-- /workloads:level1 -->\n" + (
+        "<!-- workloads:level2 -->\n<!-- /workloads:level2 -->\nz\n"
+    )
+    updated = registry.update_docs(text)
+    assert "STALE_ROW" not in updated and updated.startswith("a\n") and updated.endswith("z\n")
+    assert registry.markdown_table(2) in updated
 
 
 def test_module_entry_point_lists_ids(capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,7 +19,7 @@ STEPTP = {
     "license": "Apache-2.0",
     "paper_shapes": {"BATCH": 16, "IN_CHANNELS": 64, "OUT_CHANNELS": 32, "LENGTH": 16384, "KERNEL_SIZE": 3},
     "description": "nn.ConvTranspose1d(stride=2, padding=1, output_padding=1, dilation=2): the "
-    "gradient of a strided conv.",
+    "adjoint of a strided convolution.",
 }
 
 

@@ -17,8 +17,8 @@ STEPTP = {
     "ops": ["masked_fill", "logical_not"],
     "license": "Apache-2.0",
     "paper_shapes": {"BATCH": 16, "ROWS": 1024, "COLS": 1024},
-    "description": "x.masked_fill(mask, FILL) with a broadcast (ROWS, COLS) mask, plus its "
-    "complement times x.",
+    "description": "x.masked_fill(mask, FILL) with a broadcast (ROWS, COLS) mask, plus x "
+    "with the masked positions zeroed instead.",
 }
 
 

@@ -18,7 +18,7 @@ STEPTP = {
     "ops": ["conv1d", "relu"],
     "license": "Apache-2.0",
     "paper_shapes": {"BATCH": 16, "IN_CHANNELS": 64, "HIDDEN": 128, "OUT_CHANNELS": 128, "LENGTH": 16384},
-    "description": "Conv1d(k=5, padding=2) -> ReLU -> Conv1d(k=3, padding=1, dilation=1).",
+    "description": "Conv1d(k=5, padding=2) -> ReLU -> Conv1d(k=3, padding=1): lengths preserved.",
 }
 
 

@@ -1,6 +1,6 @@
 # Copyright steptp authors.
 # SPDX-License-Identifier: Apache-2.0
-"""GEMM plus a scaled residual of its own output (detached copy semantics)."""
+"""GEMM plus a scaled residual of its own output."""
 
 import torch
 import torch.nn as nn

@@ -17,7 +17,7 @@ STEPTP = {
     "ops": ["linear", "cross_entropy"],
     "license": "Apache-2.0",
     "paper_shapes": {"BATCH": 4096, "IN_FEATURES": 4096, "CLASSES": 32000},
-    "description": "F.cross_entropy(linear(x), target, label_smoothing=0.1): logits never need to be stored.",
+    "description": "F.cross_entropy(linear(x), target, label_smoothing=0.1) on the logits.",
 }
 
 
