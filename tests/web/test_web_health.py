@@ -115,3 +115,11 @@ def test_home_page_renders_the_report_and_links_to_healthz(client):
     assert connection.vendor in html
     assert "badge-ok" in html
     assert "/static/css/steptp.css" in html
+
+
+def test_healthz_answers_plain_http_when_https_redirect_is_on(client, settings):
+    settings.SECURE_SSL_REDIRECT = True
+
+    assert client.get("/").status_code == 301
+    assert client.get("/").headers["Location"].startswith("https://")
+    assert client.get("/healthz").status_code == 200

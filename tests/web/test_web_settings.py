@@ -6,6 +6,7 @@ import os
 import secrets
 import subprocess
 import sys
+from pathlib import Path
 
 import dj_database_url
 import pytest
@@ -76,27 +77,26 @@ def test_check_deploy_in_demo_mode_reports_only_the_documented_warnings(settings
     assert found == DEMO_DEPLOY_WARNINGS
 
 
-def _manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _manage(root: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "manage.py", *args], env=env, capture_output=True, text=True, timeout=120,
-        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+        [sys.executable, "manage.py", *args], cwd=root, env=env, capture_output=True, text=True, timeout=120,
     )
 
 
-def test_manage_check_deploy_from_the_environment_with_debug_off():
+def test_manage_check_deploy_from_the_environment_with_debug_off(repo_root):
     env = {**os.environ, "DEBUG": "0", "SECRET_KEY": secrets.token_urlsafe(50)}
 
-    result = _manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    result = _manage(repo_root, "check", "--deploy", "--fail-level", "WARNING", env=env)
 
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
 
 
-def test_debug_off_without_a_secret_key_refuses_to_start():
+def test_debug_off_without_a_secret_key_refuses_to_start(repo_root):
     env = {key: value for key, value in os.environ.items() if key != "SECRET_KEY"}
     env["DEBUG"] = "0"
 
-    result = _manage("check", env=env)
+    result = _manage(repo_root, "check", env=env)
 
     assert result.returncode != 0
     assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
