@@ -97,6 +97,9 @@ class ResultCache:
                                 (key, stored.outcome.value, stored.dumps()))
         return True
 
+    def __bool__(self) -> bool:  # an empty cache is still a cache (``cache or default`` must keep it)
+        return True
+
     def __len__(self) -> int:
         return int(self._connect().execute("SELECT COUNT(*) FROM results").fetchone()[0])
 

@@ -189,7 +189,7 @@ def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int,
             values = np.where(mask, edges, values)
         return values.astype(target)
     if dtype == "bool":
-        return rng.random(size=shape) < 0.5
+        return np.asarray(rng.random(size=shape) < 0.5)
     if dtype in ("f16", "f32", "f64", "bf16"):
         values = rng.standard_normal(size=shape)
         if positive:

@@ -132,6 +132,9 @@ class TorchSourceReference:
             method = getattr(impl, hook, None)
             if method is not None and len(inspect.signature(method).parameters) == 1:
                 return method(dict(arrays)), "forward only"
+        if hasattr(impl, "_args") and hasattr(impl, "_run"):  # TorchReference's own split, if present
+            args = impl._args(dict(arrays))
+            return (lambda: impl._run(args)), "forward only"
         return (lambda: impl.outputs(dict(arrays))), "includes numpy<->torch conversion"
 
 

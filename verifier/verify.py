@@ -335,13 +335,6 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     base = dict(target=target, seed=seed, special_values=special_values, versions=versions,
                 program_hash=program_hash(program),
                 parent_hash=program_hash(parent) if parent is not None else None)
-    try:
-        info = check_program(program)
-    except Exception as exc:  # noqa: BLE001 - a checker crash must still come back as a result
-        return VerificationResult(Outcome.CHECK_ERROR, error=f"checker failed: {_err(exc)}", **base)
-    if not info.ok:
-        return VerificationResult(Outcome.CHECK_ERROR, error="; ".join(str(d) for d in info.errors),
-                                  log_excerpt="\n".join(str(d) for d in info.diagnostics), **base)
     notes: list[str] = []
     chosen = _choose_reference(program, parent, source, reference, notes, max_interpreter_iterations)
     params = {k: np.asarray(v) for k, v in (params or {}).items()}
@@ -360,6 +353,14 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
         if hit is not None:
             counters["cache_hits"] += 1
             return hit
+    # Checked after the lookup: only checked programs are ever stored, and a hit then costs no check.
+    try:
+        info = check_program(program)
+    except Exception as exc:  # noqa: BLE001 - a checker crash must still come back as a result
+        return VerificationResult(Outcome.CHECK_ERROR, error=f"checker failed: {_err(exc)}", **base)
+    if not info.ok:
+        return VerificationResult(Outcome.CHECK_ERROR, error="; ".join(str(d) for d in info.errors),
+                                  log_excerpt="\n".join(str(d) for d in info.diagnostics), **base)
     runs = target_kind(target) == "llvm" or gpu_present()
     if not runs:
         notes.append("cuda kernel compiled only: running it needs a GPU worker (queue verify.cuda)")
