@@ -291,7 +291,10 @@ class _BlockPlan:
 
 
 class _Machine:
-    def __init__(self, program: Program, info: ProgramInfo, store: dict[str, np.ndarray]) -> None:
+    def __init__(
+        self, program: Program, info: ProgramInfo, store: dict[str, np.ndarray], vectorise: bool = True
+    ) -> None:
+        self.vectorise = vectorise
         self.program = program
         self.info = info
         self.store = store
@@ -301,7 +304,7 @@ class _Machine:
     # -- driving ------------------------------------------------------------------------------------
     def run(self) -> None:
         for b_index, block in enumerate(self.program.body.blocks):
-            self.fast = _fast_reductions(block)
+            self.fast = _fast_reductions(block) if self.vectorise else {}
             self._init_reductions(b_index)
             self._block(block, _Lanes({}, 1))
 
@@ -331,7 +334,7 @@ class _Machine:
     def _plan(self, block: Block) -> _BlockPlan:
         plan = self.plans.get(id(block))
         if plan is None:
-            plan = _BlockPlan(_vector_loops(block, self.fast))
+            plan = _BlockPlan(_vector_loops(block, self.fast) if self.vectorise else frozenset())
             self.plans[id(block)] = plan
         return plan
 
@@ -543,12 +546,15 @@ def run(
     *,
     info: ProgramInfo | None = None,
     return_all: bool = False,
+    vectorise: bool = True,
 ) -> dict[str, np.ndarray]:
     """Execute ``program`` on ``inputs`` (every input, param and const) and return its outputs.
 
     ``info`` is the checker's result if the caller already has it (the program is checked otherwise);
     an invalid program raises ``LeirCheckError``. With ``return_all`` every tensor, intermediates
     included, is returned. ``bf16`` tensors come back as float32 arrays holding bf16 values.
+    ``vectorise=False`` runs every loop one iteration at a time in program order — the literal
+    semantics, slow; the tests use it as the oracle for the vectorisation plan.
     """
     if info is None:
         info = require_valid(program)
@@ -576,7 +582,7 @@ def run(
         if name not in store:
             store[name] = np.zeros(tinfo.shape, dtype=numpy_dtype(tinfo.dtype))
     with np.errstate(all="ignore"):
-        _Machine(program, info, store).run()
+        _Machine(program, info, store, vectorise).run()
     if return_all:
         return store
     return {d.name: store[d.name] for d in signature.by_role("output")}

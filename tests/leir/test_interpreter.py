@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from leir.ast import Assign, BinOp, Block, Body, Loop, Program, Signature, TensorDecl, TensorRef, Var
 from leir.checker import check
@@ -476,3 +478,139 @@ def test_small_corpus_programs_run(ident):
         a = inputs["A"].astype(np.float64)
         e = np.exp(a - a.max(axis=1, keepdims=True))
         np.testing.assert_allclose(out["C"], e / e.sum(axis=1, keepdims=True), rtol=1e-4, atol=1e-9)
+
+
+# ------------------------------------------------------------------ vectorised == sequential (differential)
+
+
+_SHAPES = {"A": 2, "X": 2, "Y": 2, "Z": 1}
+
+
+@st.composite
+def _index(draw, scope):
+    v = draw(st.sampled_from(scope))
+    w = draw(st.sampled_from(scope))
+    c = draw(st.integers(0, 2))
+    return draw(st.sampled_from([f"{v}%3", f"({v}+1)%3", f"({v}+{c})%3", str(c), f"({v}+{w})%3", f"2-{v}%3"]))
+
+
+@st.composite
+def _ref(draw, scope, names=("A", "X", "Y", "Z")):
+    name = draw(st.sampled_from(names))
+    idx = ",".join(draw(_index(scope)) for _ in range(_SHAPES[name]))
+    return f"{name}^{{i64,g}}_{{{idx}}}"
+
+
+@st.composite
+def _expr(draw, scope, depth=0):
+    choice = draw(st.integers(0, 9 if depth < 3 else 3))
+    if choice <= 1:
+        return draw(_ref(scope))
+    if choice == 2:
+        return draw(st.sampled_from(scope))
+    if choice == 3:
+        return str(draw(st.integers(0, 3)))
+    a, b = draw(_expr(scope, depth + 1)), draw(_expr(scope, depth + 1))
+    if choice <= 6:
+        return f"({a}){draw(st.sampled_from('+-*'))}({b})"
+    if choice <= 8:
+        return f"{draw(st.sampled_from(['max', 'min']))}({a},{b})"
+    v = draw(st.sampled_from(scope))
+    return f"if_then_else({v}<{draw(st.integers(0, 3))},{a},{b})"
+
+
+@st.composite
+def _stmt(draw, scope):
+    target = draw(_ref(scope, ("X", "Y", "Z")))
+    value = draw(_expr(scope))
+    if draw(st.booleans()):  # a self-update: reduction-like patterns and their fast path
+        op = draw(st.sampled_from(["+", "*", "max", "min", "-"]))
+        value = f"max({target},{value})" if op == "max" else (
+            f"min({value},{target})" if op == "min" else f"{target}{op}({value})"
+        )
+    return f"{target}={value};"
+
+
+@st.composite
+def _block(draw, outer=(), depth=0):
+    names = [n for n in "ijk" if n not in outer]
+    loops = []
+    if names:
+        loops = draw(st.lists(st.sampled_from(names), min_size=0 if outer else 1, max_size=len(names),
+                              unique=True))
+    header = "".join(f"{draw(st.sampled_from('LPV'))}^{{{draw(st.integers(1, 4))}}}_{{{v}=0}}" for v in loops)
+    scope = list(outer) + loops
+    items = [draw(_stmt(scope)) for _ in range(draw(st.integers(1, 3)))]
+    if depth == 0 and draw(st.integers(0, 3)) == 0:
+        items.insert(draw(st.integers(0, len(items))), draw(_block(tuple(scope), 1)) + ";")
+    return f"{header}[{''.join(items)}]"
+
+
+@settings(max_examples=80, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_block(), min_size=1, max_size=3))
+def test_vectorised_plan_equals_sequential_execution(blocks):
+    """Integer programs (exact arithmetic, any valid reordering is bitwise equal) with random self-reads,
+    shifted subscripts, nested blocks and several statements per block: the vectorised plan must give
+    exactly what one-iteration-at-a-time execution gives."""
+    init = "L^{3}_{i=0}L^{3}_{j=0}[X^{i64,g}_{i,j}=A^{i64,g}_{i,j};Y^{i64,g}_{i,j}=A^{i64,g}_{j,i}*2;Z^{i64,g}_{i}=j;];"
+    body = init + "".join(b + ";" for b in blocks)
+    p = load_program("input A: i64[3, 3]\n---\n" + body)
+    info = check(p)
+    assert info.ok, [str(d) for d in info.errors]
+    a = np.arange(9, dtype=np.int64).reshape(3, 3) - 4
+    fast = run(p, {"A": a}, info=info, return_all=True)
+    slow = run(p, {"A": a}, info=info, return_all=True, vectorise=False)
+    for name in ("X", "Y", "Z"):
+        assert np.array_equal(fast[name], slow[name]), (name, body)
+
+
+def _corpus_work(program) -> int:
+    from leir.ast import iter_items
+
+    return sum(
+        math.prod(lp.extent for lp in loops)
+        for _, item, loops in iter_items(program.body)
+        if not isinstance(item, Block)
+    )
+
+
+def _corpus_inputs(program, seed: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = {}
+    for d in program.signature.tensors:
+        if d.role == "output":
+            continue
+        if d.dtype == "bool":
+            out[d.name] = rng.random(d.shape) > 0.5
+        elif d.dtype.startswith(("i", "u")):
+            out[d.name] = rng.integers(0, 2, d.shape)
+        else:
+            out[d.name] = rng.standard_normal(d.shape)
+    return out
+
+
+def test_small_corpus_programs_vectorised_equal_sequential():
+    """The corpus programs with the least work, executed both ways (the literal order is the oracle)."""
+    from leir.corpus import load_corpus
+
+    chosen = [e for e in load_corpus() if e.id in {"level1/3/Hingeloss@f32", "level2/59/Matmul_Min_Subtract@f64"}]
+    assert len(chosen) == 2
+    for entry in chosen:
+        inputs = _corpus_inputs(entry.program, 1)
+        fast = run(entry.program, inputs, return_all=True)
+        slow = run(entry.program, inputs, return_all=True, vectorise=False)
+        assert fast.keys() == slow.keys()
+        for name in fast:
+            np.testing.assert_allclose(fast[name], slow[name], rtol=1e-12, err_msg=f"{entry.id} {name}")
+
+
+def test_corpus_programs_up_to_1e5_iterations_run():
+    from leir.corpus import load_corpus
+
+    small = [e for e in load_corpus() if _corpus_work(e.program) <= 100_000]
+    assert len(small) >= 15
+    for entry in small:
+        out = run(entry.program, _corpus_inputs(entry.program, 2))
+        for decl in entry.program.signature.by_role("output"):
+            assert out[decl.name].shape == tuple(decl.shape), entry.id
+            assert out[decl.name].dtype == np.dtype("float32" if decl.dtype == "f32" else "float64")
