@@ -81,6 +81,9 @@ class InterpreterError(LeirError):
     """A valid program that cannot run on these inputs (missing input, wrong shape, gather out of range)."""
 
 
+#: Largest tensor (in elements) the interpreter allocates; it is meant for small instances.
+MAX_ELEMENTS = 1 << 28
+
 _FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
 _UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "max": np.maximum, "min": np.minimum}
 _erf = np.frompyfunc(math.erf, 1, 1)
@@ -416,7 +419,8 @@ class _Machine:
         if kind is Num:
             if cdt.kind == "f":
                 return np.full(n, float(expr.text), dtype=cdt)
-            value = int(expr.text) if expr.is_int else math.trunc(float(expr.text))
+            value = int(expr.text) if expr.is_int else _trunc(float(expr.text))
+            value = (value + 2**63) % 2**64 - 2**63  # wrap like an i64 literal, never OverflowError
             return np.full(n, value, dtype=np.int64).astype(cdt)
         if kind is Inf:
             if cdt.kind == "f":
@@ -479,6 +483,15 @@ _COMPARE = {
     "==": np.equal,
     "!=": np.not_equal,
 }
+
+
+def _trunc(value: float) -> int:
+    """``math.trunc`` saturating infinities (an overflowing literal like ``1e999``); NaN becomes 0."""
+    if math.isnan(value):
+        return 0
+    if math.isinf(value):
+        return 2**63 - 1 if value > 0 else -(2**63)
+    return math.trunc(value)
 
 
 def _binop(op: str, left: np.ndarray, right: np.ndarray, cdt: np.dtype) -> np.ndarray:
@@ -580,6 +593,12 @@ def run(
         store[decl.name] = np.ascontiguousarray(cast_to(value, decl.dtype)).copy()
     for name, tinfo in info.tensors.items():
         if name not in store:
+            size = math.prod(tinfo.shape)
+            if size > MAX_ELEMENTS:
+                raise InterpreterError(
+                    f"{tinfo.role} {name} would have {size} elements (shape {tinfo.shape}); the reference "
+                    f"interpreter stops at {MAX_ELEMENTS}"
+                )
             store[name] = np.zeros(tinfo.shape, dtype=numpy_dtype(tinfo.dtype))
     with np.errstate(all="ignore"):
         _Machine(program, info, store, vectorise).run()

@@ -427,3 +427,49 @@ def test_unknown_shape_of_gathered_intermediate():
 def test_diagnostic_str_has_position_and_code():
     d, _ = only("B^{4}_{i=0}[C^{f64,g}_{i}=A^{f64,g}_{i}*k;];", "unknown-loop-var")
     assert str(d).startswith(f"{BODY_LINE}:") and "[unknown-loop-var]" in str(d)
+
+
+# ------------------------------------------------------------------------------------ interval analysis
+
+
+def test_interval_linear_forms_are_tight():
+    from leir.intervals import index_range
+    from leir.parser import parse_expr
+
+    ranges = {"t": (0, 15), "a": (0, 7), "c": (0, 3)}
+    cases = {
+        "t*4+a-t*4": (0, 7),  # plain interval arithmetic would say [-60, 67]
+        "3999-a": (3992, 3999),
+        "c*2+a*3": (0, 27),
+        "t//4": (0, 3),
+        "t%4": (0, 3),
+        "(t//4)*4+t%4": (0, 15),
+        "(a+1)%8": (0, 7),
+        "a%8+2": (2, 9),
+        "-a+7": (0, 7),
+        "t*a": (0, 105),
+    }
+    for text, expected in cases.items():
+        assert index_range(parse_expr(text), ranges) == expected, text
+    assert index_range(parse_expr("t//(a-a)"), ranges) is None  # division by a range holding 0
+    assert index_range(parse_expr("q+1"), ranges) is None
+
+
+def test_interval_refinement_by_conditions():
+    from leir.ast import IfThenElse
+    from leir.intervals import refine
+    from leir.parser import parse_expr
+
+    ranges = {"c": (0, 259), "d": (0, 257), "a": (0, 0)}
+
+    def cond(text):
+        node = parse_expr(f"if_then_else({text},0,1)")
+        assert isinstance(node, IfThenElse)
+        return node.cond
+
+    assert refine(cond("2<=c<258&1<=d<257"), True, ranges) == {"c": (2, 257), "d": (1, 256), "a": (0, 0)}
+    assert refine(cond("2<=c<258"), False, ranges) == ranges  # a disjunction: nothing to narrow
+    assert refine(cond("c-1<0"), False, ranges)["c"] == (1, 259)
+    assert refine(cond("c*2>=10|d==3"), False, ranges) == {"c": (0, 4), "d": (0, 257), "a": (0, 0)}
+    assert refine(cond("a-1<0"), False, ranges) is None  # dead branch under an extent-1 loop
+    assert refine(cond("3-c>0"), True, ranges)["c"] == (0, 2)

@@ -614,3 +614,11 @@ def test_corpus_programs_up_to_1e5_iterations_run():
         for decl in entry.program.signature.by_role("output"):
             assert out[decl.name].shape == tuple(decl.shape), entry.id
             assert out[decl.name].dtype == np.dtype("float32" if decl.dtype == "f32" else "float64")
+
+
+def test_overflowing_literals_wrap_and_huge_tensors_are_refused():
+    p = prog("output C: i64[2]", "B^{2}_{i=0}[C^{i64,g}_{i}=9223372036854775808+i;];")
+    assert run(p, {})["C"].tolist() == [-(2**63), -(2**63) + 1]
+    big = prog("output C: f64[2]", "B^{2}_{i=0}[Y^{f64,g}_{99999999999}=1;C^{f64,g}_{i}=Y^{f64,g}_{i};];")
+    with pytest.raises(InterpreterError, match="would have 100000000000 elements"):
+        run(big, {})
