@@ -87,6 +87,7 @@ CODES: dict[str, str] = {
     "condition-as-value": "a comparison or logical operation used as a value",
     "non-bool-condition": "a condition that is neither a comparison nor a bool tensor",
     "bad-reduction": "a self-reading statement that is not a recognised reduction",
+    "too-deep": "expressions nested too deeply to analyse",
 }
 
 _ZERO = Num("0")
@@ -618,7 +619,19 @@ def _shape(shape) -> str:
 
 def check(program: Program) -> ProgramInfo:
     """Every problem of ``program`` as diagnostics, plus the facts the other layers need."""
-    return _Checker(program).run()
+    try:
+        return _Checker(program).run()
+    except RecursionError:
+        # thousands of nested operators: refuse cleanly instead of crashing every consumer
+        diag = Diagnostic(
+            Severity.ERROR,
+            "too-deep",
+            "expressions are nested too deeply to analyse (simplify or split the statement)",
+            None,
+            None,
+            "",
+        )
+        return ProgramInfo((diag,), {}, {})
 
 
 def require_valid(program: Program) -> ProgramInfo:

@@ -601,7 +601,10 @@ def run(
                 )
             store[name] = np.zeros(tinfo.shape, dtype=numpy_dtype(tinfo.dtype))
     with np.errstate(all="ignore"):
-        _Machine(program, info, store, vectorise).run()
+        try:
+            _Machine(program, info, store, vectorise).run()
+        except RecursionError:
+            raise InterpreterError("expressions are nested too deeply to evaluate") from None
     if return_all:
         return store
     return {d.name: store[d.name] for d in signature.by_role("output")}

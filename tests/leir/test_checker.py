@@ -473,3 +473,11 @@ def test_interval_refinement_by_conditions():
     assert refine(cond("c*2>=10|d==3"), False, ranges) == {"c": (0, 4), "d": (0, 257), "a": (0, 0)}
     assert refine(cond("a-1<0"), False, ranges) is None  # dead branch under an extent-1 loop
     assert refine(cond("3-c>0"), True, ranges)["c"] == (0, 2)
+
+
+def test_absurdly_deep_nesting_is_a_diagnostic_not_a_crash():
+    text = "output C: f64[]\n---\nB^{1}_{i=0}[C^{f64,g}=" + "-" * 5000 + "1;];"
+    info = check(load_program(text))
+    assert [d.code for d in info.errors] == ["too-deep"]
+    with pytest.raises(LeirCheckError):
+        require_valid(load_program(text))
