@@ -1,6 +1,6 @@
 # Copyright steptp authors.
 # SPDX-License-Identifier: Apache-2.0
-"""Unary math functions: exp, log, sqrt, abs, rsqrt, reciprocal, pow, floor division."""
+"""Unary math functions: exp, log, sqrt, abs, rsqrt, reciprocal, pow, erf."""
 
 import torch
 import torch.nn as nn
@@ -12,7 +12,7 @@ STEPTP = {
     "name": "elementwise_math",
     "level": 1,
     "tags": ["elementwise"],
-    "ops": ["abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "pow", "neg", "sin", "cos"],
+    "ops": ["abs", "exp", "log", "sqrt", "rsqrt", "reciprocal", "pow", "neg", "erf", "mul"],
     "license": "Apache-2.0",
     "paper_shapes": {"BATCH": 16, "DIM": 16384},
     "description": "A sum of unary math functions on a positive input, so every function is defined.",
@@ -32,7 +32,7 @@ class Model(nn.Module):
             - torch.rsqrt(p)
             + torch.reciprocal(p)
             + p**1.5
-            + torch.sin(x) * torch.cos(x)
+            + torch.erf(x) * torch.exp(-x * x)
         )
 
 
