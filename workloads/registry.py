@@ -71,6 +71,24 @@ class WorkloadInfo:
         """Stable identifier ``level<N>/<name>``; also the file path relative to ``workloads/``."""
         return f"level{self.level}/{self.name}"
 
+    def source(self) -> str:
+        """The PyTorch source text (what the curation database stores as the workload's program)."""
+        return self.path.read_text(encoding="utf-8")
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready metadata (no path: it differs between checkouts) for APIs and fixtures."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "level": self.level,
+            "tags": list(self.tags),
+            "ops": list(self.ops),
+            "license": self.license,
+            "paper_shapes": dict(self.paper_shapes),
+            "default_shapes": dict(self.default_shapes),
+            "description": self.description,
+        }
+
 
 def _literal_assignments(tree: ast.Module) -> dict[str, ast.expr]:
     """Top-level ``NAME = <expr>`` (and annotated) assignments of a module, last one wins."""
@@ -181,11 +199,19 @@ def list_workloads(level: int | None = None, *, root: Path | None = None) -> lis
 
 
 def get_workload(workload_id: str, *, root: Path | None = None) -> WorkloadInfo:
-    """The workload ``level<N>/<name>`` (a trailing ``.py`` is tolerated)."""
+    """The workload ``level<N>/<name>``; a bare ``<name>`` works too, names being unique across levels.
+
+    A trailing ``.py`` is tolerated, so a path relative to ``workloads/`` is also an id.
+    """
     wanted = workload_id.strip().removesuffix(".py")
-    for info in list_workloads(root=root):
+    infos = list_workloads(root=root)
+    for info in infos:
         if info.id == wanted:
             return info
+    if "/" not in wanted:
+        named = [info for info in infos if info.name == wanted]
+        if len(named) == 1:
+            return named[0]
     raise WorkloadError(f"unknown workload {workload_id!r}")
 
 

@@ -67,10 +67,21 @@ def test_get_workload_round_trip_and_errors() -> None:
     info = list_workloads(level=1)[0]
     assert get_workload(info.id) == info
     assert get_workload(info.id + ".py") == info
+    assert get_workload(info.name) == info
     with pytest.raises(WorkloadError):
         get_workload("level1/no_such_workload")
     with pytest.raises(WorkloadError):
+        get_workload(f"level2/{info.name}")
+    with pytest.raises(WorkloadError):
         list_workloads(level=3)
+
+
+def test_as_dict_is_json_ready_and_source_is_the_file() -> None:
+    info = get_workload("level2/selective_scan")
+    data = json.loads(json.dumps(info.as_dict()))
+    assert data["id"] == "level2/selective_scan" and data["level"] == 2
+    assert data["paper_shapes"] == info.paper_shapes and data["default_shapes"]["SEQ"] == 16
+    assert "class Model(nn.Module)" in info.source()
 
 
 def test_listing_is_deterministic() -> None:
