@@ -60,16 +60,14 @@ def test_workload_runs_in_f32_and_f64(info) -> None:
         assert out.numel() <= MAX_ELEMENTS
     _assert_finite(out32, "f32")
 
-    # Same seed, fresh model: identical result (no randomness in forward or construction order).
+    # Same seed, fresh model, now in eval mode: identical result. This checks construction and forward are
+    # deterministic and that the train/eval flag does not matter (eval-only behaviour is written explicitly).
     again_model, again_inputs = _build(module)
+    again_model.eval()
     with torch.no_grad():
         again = _tensors(again_model(*again_inputs))
-        # The model's train/eval flag must not matter: eval-only behaviour is written explicitly.
-        again_model.eval()
-        evaluated = _tensors(again_model(*again_inputs))
-    for a, b, c in zip(out32, again, evaluated, strict=True):
-        assert torch.equal(a, b), "forward is not deterministic"
-        assert torch.equal(a, c), "output depends on train/eval mode"
+    for a, b in zip(out32, again, strict=True):
+        assert torch.equal(a, b), "output not reproducible from the seed, or it depends on train/eval mode"
 
     # The frontend starts from torch.fx.symbolic_trace: no data-dependent control flow, no shape unpacking.
     traced = fx.symbolic_trace(again_model)
