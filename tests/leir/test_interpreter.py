@@ -487,23 +487,28 @@ _SHAPES = {"A": 2, "X": 2, "Y": 2, "Z": 1}
 
 
 @st.composite
-def _index(draw, scope):
+def _index(draw, scope, shift=None):
+    """An index in [0, 2] for loops of extent <= 3: mostly bare variables (what the plan can vectorise)."""
     v = draw(st.sampled_from(scope))
+    if shift is not None:
+        return shift
     w = draw(st.sampled_from(scope))
     c = draw(st.integers(0, 2))
-    return draw(st.sampled_from([f"{v}%3", f"({v}+1)%3", f"({v}+{c})%3", str(c), f"({v}+{w})%3", f"2-{v}%3"]))
+    return draw(st.sampled_from([v, v, v, f"({v}+1)%3", str(c), f"({v}+{w})%3", f"2-{v}"]))
 
 
 @st.composite
-def _ref(draw, scope, names=("A", "X", "Y", "Z")):
+def _ref(draw, scope, names=("A", "X", "Y", "Z"), shift=None):
     name = draw(st.sampled_from(names))
-    idx = ",".join(draw(_index(scope)) for _ in range(_SHAPES[name]))
+    rank = _SHAPES[name]
+    at = draw(st.integers(0, rank - 1)) if shift is not None else -1
+    idx = ",".join(draw(_index(scope, shift if d == at else None)) for d in range(rank))
     return f"{name}^{{i64,g}}_{{{idx}}}"
 
 
 @st.composite
 def _expr(draw, scope, depth=0):
-    choice = draw(st.integers(0, 9 if depth < 3 else 3))
+    choice = draw(st.integers(0, 11 if depth < 3 else 3))
     if choice <= 1:
         return draw(_ref(scope))
     if choice == 2:
@@ -516,7 +521,11 @@ def _expr(draw, scope, depth=0):
     if choice <= 8:
         return f"{draw(st.sampled_from(['max', 'min']))}({a},{b})"
     v = draw(st.sampled_from(scope))
-    return f"if_then_else({v}<{draw(st.integers(0, 3))},{a},{b})"
+    if choice == 9:
+        return f"if_then_else({v}<{draw(st.integers(0, 3))},{a},{b})"
+    if choice == 10:  # a guarded read of the previous element (prefix recurrences, shifted reads)
+        return f"if_then_else({v}-1<0,{a},{draw(_ref(scope, ('X', 'Y', 'Z'), shift=f'{v}-1'))})"
+    return f"if_then_else({v}+1<3,{draw(_ref(scope, ('X', 'Y', 'Z'), shift=f'{v}+1'))},{b})"
 
 
 @st.composite
@@ -538,7 +547,7 @@ def _block(draw, outer=(), depth=0):
     if names:
         loops = draw(st.lists(st.sampled_from(names), min_size=0 if outer else 1, max_size=len(names),
                               unique=True))
-    header = "".join(f"{draw(st.sampled_from('LPV'))}^{{{draw(st.integers(1, 4))}}}_{{{v}=0}}" for v in loops)
+    header = "".join(f"{draw(st.sampled_from('LPV'))}^{{{draw(st.integers(1, 3))}}}_{{{v}=0}}" for v in loops)
     scope = list(outer) + loops
     items = [draw(_stmt(scope)) for _ in range(draw(st.integers(1, 3)))]
     if depth == 0 and draw(st.integers(0, 3)) == 0:
@@ -622,3 +631,12 @@ def test_overflowing_literals_wrap_and_huge_tensors_are_refused():
     big = prog("output C: f64[2]", "B^{2}_{i=0}[Y^{f64,g}_{99999999999}=1;C^{f64,g}_{i}=Y^{f64,g}_{i};];")
     with pytest.raises(InterpreterError, match="would have 100000000000 elements"):
         run(big, {})
+
+
+def test_reduction_read_by_a_later_item_sees_partial_values():
+    """``Y`` reads the running sum ``Z`` inside the reducing block: no scatter fast path, ``j`` is serial."""
+    body = "B^{2}_{i=0}L^{3}_{j=0}[Z^{f64,g}_{i}=Z^{f64,g}_{i}+A^{f64,g}_{i,j};Y^{f64,g}_{i,j}=Z^{f64,g}_{i};];"
+    p = prog("input A: f64[2, 3]\noutput Y: f64[2, 3]", body)
+    a = rand(2, 3)
+    np.testing.assert_allclose(run(p, {"A": a})["Y"], np.cumsum(a, axis=1), rtol=1e-12)
+    assert _vector_loops(p.body.blocks[0], {}) == frozenset({"i"})
