@@ -10,7 +10,7 @@ IN_FEATURES = 64
 OUT_FEATURES = 64
 
 STEPTP = {
-    "name": "bmm_instancenorm_residual_multiply",
+    "name": "gemm_instancenorm_residual_multiply",
     "level": 2,
     "tags": ["gemm", "normalization", "instance_norm", "residual"],
     "ops": ["linear", "unsqueeze", "instance_norm", "squeeze", "add", "mul"],
