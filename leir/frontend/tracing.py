@@ -28,7 +28,31 @@ def _placeholder_names(model: torch.nn.Module) -> list[str]:
     return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
+class _Root(torch.nn.Module):
+    """Holds a model that is itself a library leaf module (``nn.Conv2d`` given directly), so that it is
+    translated as one ``call_module`` node instead of traced through its internals."""
+
+    def __init__(self, inner: torch.nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, *args):  # replaced per arity below
+        raise NotImplementedError
+
+
+def _wrap_leaf(model: torch.nn.Module, n_inputs: int) -> torch.nn.Module:
+    if not fx.Tracer().is_leaf_module(model, ""):
+        return model
+    names = [f"x{i}" for i in range(n_inputs)]
+    namespace: dict[str, Any] = {}
+    exec(f"def forward(self, {', '.join(names)}):\n    return self.inner({', '.join(names)})\n",  # noqa: S102
+         namespace)
+    cls = type("_Root", (_Root,), {"forward": namespace["forward"]})
+    return cls(model)
+
+
 def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
+    model = _wrap_leaf(model, len(inputs))
     try:
         tracer = fx.Tracer()
         tracer.record_stack_traces = True

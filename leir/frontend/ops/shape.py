@@ -386,14 +386,14 @@ def diag(ctx, x, diagonal=0):
     if x.ndim == 1:
         shape = ctx.shape
         out = ctx.em.fresh(shape, x.dtype)
-
-        def body(row, col):
-            if diagonal >= 0:
-                return Assign(out.ref(row, col), E.ite(E.cmp(col, "==", E.iadd(row, diagonal)),
-                                                       x.ref(row), 0))
-            return Assign(out.ref(row, col), E.ite(E.cmp(row, "==", E.iadd(col, -diagonal)), x.ref(col), 0))
-
-        ctx.em.block(shape, body)
+        if diagonal == 0:  # the public data's form
+            ctx.em.block(shape, lambda row, col: Assign(
+                out.ref(row, col), E.ite(E.cmp(col, "==", row), x.ref(row), 0)))
+        else:  # zero the matrix, then scatter the vector onto the shifted diagonal
+            ctx.em.block(shape, lambda row, col: Assign(out.ref(row, col), E.ZERO))
+            ctx.em.block(x.shape, lambda i: Assign(
+                out.ref(i, E.iadd(i, diagonal)) if diagonal > 0 else out.ref(E.iadd(i, -diagonal), i),
+                x.ref(i)))
         return out
     if diagonal >= 0:
         return copy_block(ctx, ctx.shape, x.dtype, lambda vs: [vs[0], E.iadd(vs[0], diagonal)], x)
