@@ -83,6 +83,8 @@ class InterpreterError(LeirError):
 
 #: Largest tensor (in elements) the interpreter allocates; it is meant for small instances.
 MAX_ELEMENTS = 1 << 28
+#: Most loop iterations evaluated as one NumPy batch (each live temporary is one array of this length).
+MAX_LANES = 1 << 20
 
 _FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
 _UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "max": np.maximum, "min": np.minimum}
@@ -344,11 +346,14 @@ class _Machine:
     def _block(self, block: Block, lanes: _Lanes) -> None:
         plan = self._plan(block)
         vec = [lp for lp in block.loops if lp.var in plan.vector]
-        seq = [lp for lp in block.loops if lp.var not in plan.vector]
+        inner = math.prod(lp.extent for lp in vec)
+        # bound memory: serialise the outermost vectorised loops (always allowed: serial order is the
+        # language's own order) until one batch fits
+        while vec and lanes.n * inner > MAX_LANES:
+            inner //= vec.pop(0).extent
+        chosen = {lp.var for lp in vec}
+        seq = [lp for lp in block.loops if lp.var not in chosen]
         # expand the lanes over the vectorised loops: outer lanes major, then header order
-        inner = 1
-        for lp in vec:
-            inner *= lp.extent
         n = lanes.n * inner
         env = {k: np.repeat(v, inner) for k, v in lanes.env.items()}
         if vec:

@@ -640,3 +640,14 @@ def test_reduction_read_by_a_later_item_sees_partial_values():
     a = rand(2, 3)
     np.testing.assert_allclose(run(p, {"A": a})["Y"], np.cumsum(a, axis=1), rtol=1e-12)
     assert _vector_loops(p.body.blocks[0], {}) == frozenset({"i"})
+
+
+def test_lane_cap_serialises_outer_loops_with_same_result(monkeypatch):
+    import leir.interpreter as interp
+
+    p = prog("input A: f64[4, 5]\noutput C: f64[4, 5]", SOFTMAX.replace("{4}", "{4}").replace("{6}", "{5}"))
+    a = rand(4, 5)
+    full = run(p, {"A": a})["C"]
+    monkeypatch.setattr(interp, "MAX_LANES", 3)
+    capped = run(p, {"A": a})["C"]
+    np.testing.assert_allclose(capped, full, rtol=1e-13)
