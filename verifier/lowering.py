@@ -44,8 +44,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from leir import ast as A
-from leir.dtypes import max_value, min_value
+from leir.dtypes import from_numpy_dtype, max_value, min_value, numpy_dtype
 from leir.intervals import index_range
 from leir.semantics import ProgramInfo, StmtInfo, StmtKind
 from verifier import targets as tg
@@ -96,6 +98,7 @@ class Lowered:
 
 
 _FLOAT_WIDTH = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
+_FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
 _INT_WIDTH = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
 _RESERVED = set(keyword.kwlist) | {"range", "T", "I", "main", "int", "float", "bool", "max", "min"}
 _GPU_VAR = re.compile(r"^([bt])([xyz])")
@@ -150,20 +153,32 @@ def _tvm_dtype(dtype: str) -> str:
 
 
 def _promote(a: str, b: str) -> str:
-    """Promoted type of two operand types; ``int``/``float`` are untyped literals (weak)."""
-    fa = a in _FLOAT_WIDTH or a == "float"
-    fb = b in _FLOAT_WIDTH or b == "float"
+    """Promoted type of two comparison operands, the interpreter's rule: ``int``/``float`` are untyped
+    literals that adopt the other side's type; two floats give the wider (f16 with bf16 gives f32);
+    a float beats an integer; integers promote like NumPy (bool counts as i64)."""
+    if a == b:
+        return a
+    if a == "int":
+        return b
+    if b == "int":
+        return a
+    if a == "float":
+        return b if b in _FLOAT_WIDTH else "f64"
+    if b == "float":
+        return a if a in _FLOAT_WIDTH else "f64"
+    fa, fb = a in _FLOAT_WIDTH, b in _FLOAT_WIDTH
+    if fa and fb:
+        if {a, b} == {"f16", "bf16"}:
+            return "f32"
+        return max((a, b), key=lambda t: _FLOAT_ORDER[t])
     if fa or fb:
-        floats = [t for t in (a, b) if t in _FLOAT_WIDTH]
-        if not floats:
-            return "f64"
-        return max(floats, key=lambda t: (_FLOAT_WIDTH[t], t == "f32"))
-    ints = [t for t in (a, b) if t in _INT_WIDTH]
-    if ints:
-        return max(ints, key=lambda t: (_INT_WIDTH[t], t.startswith("i")))
-    if a == "bool" and b == "bool":
-        return "bool"
-    return "i64"
+        return a if fa else b
+    a2 = "i64" if a == "bool" else a
+    b2 = "i64" if b == "bool" else b
+    if a2 == b2:
+        return a2
+    res = np.result_type(numpy_dtype(a2), numpy_dtype(b2))
+    return "f64" if res.kind == "f" else from_numpy_dtype(res)
 
 
 # --------------------------------------------------------------------------------------------- writer
@@ -274,10 +289,18 @@ class _Writer:
         self.emit(0, "@T.prim_func(s_tir=True)")
         self.emit(0, f"def main({params}):")
         self.emit(1, 'T.func_attr({"tir.noalias": True})')
+        self.kernel_allocs: dict[int, list[str]] = {}
         for t in self.info.intermediates:
-            scope = {"s": "shared", "l": "local"}.get(t.scope, "global") if self.gpu else "global"
-            self.emit(1, f"{self.tnames[t.name]} = T.alloc_buffer({_shape(t.shape)}, "
-                         f"\"{_tvm_dtype(t.dtype)}\", scope=\"{scope}\")")
+            if self.gpu and t.scope in ("s", "l"):
+                owners = sorted({path[0] for path, stmt, _ in self.stmt_order if _mentions(stmt, t.name)})
+                if len(owners) > 1:
+                    raise LoweringError(
+                        f"{'shared' if t.scope == 's' else 'local'} tensor {t.name} is used by top-level "
+                        f"blocks {', '.join(map(str, owners))}: on cuda each top-level block is its own "
+                        "kernel launch and on-chip memory does not survive it")
+                self.kernel_allocs.setdefault(owners[0] if owners else 0, []).append(t.name)
+                continue
+            self.emit(1, self._alloc(t.name, "global"))
         if self.gpu:
             self._check_gpu_limits()
         for t in self.info.tensors.values():
@@ -295,6 +318,10 @@ class _Writer:
     def _fill(self, name: str, value: str, label: str, depth: int) -> None:
         """A nest writing ``value`` into every element of ``name`` (parallel on CPU, bound on cuda)."""
         shape = self.info.tensors[name].shape
+        if self.gpu and name in {n for names in self.kernel_allocs.values() for n in names}:
+            raise LoweringError(
+                f"on-chip tensor {name} would need a whole-tensor fill ({label}) inside its kernel; write "
+                "every element explicitly (or use global scope)")
         loop_vars = [f"i{k}" for k in range(len(shape))]
         if self.gpu:
             bound = 0
@@ -328,14 +355,41 @@ class _Writer:
         self.emit(depth, f"{self.tnames[name]}[{sub}] = {value}")
 
     # ---- loops and statements ------------------------------------------------------------------
+    def _alloc(self, name: str, scope: str) -> str:
+        t = self.info.tensors[name]
+        return f"{self.tnames[name]} = T.alloc_buffer({_shape(t.shape)}, \"{_tvm_dtype(t.dtype)}\", " \
+               f"scope=\"{scope}\")"
+
     def _top_block(self, block: A.Block, b_index: int) -> None:
         depth = 1
         if self.gpu and not _has_b(block):
             self.emit(depth, "for u_bx in T.thread_binding(1, thread=\"blockIdx.x\"):")
             self.emit(depth + 1, "for u_tx in T.thread_binding(1, thread=\"threadIdx.x\"):")
             depth += 2
+        allocs: dict[int, list[str]] = {}
+        for name in self.kernel_allocs.get(b_index, []):
+            # shared: inside the leading blockIdx loops (one copy per block); local: inside every
+            # leading bound loop (one copy per thread)
+            pos = 0
+            for lp in block.loops:
+                if lp.kind != "B" or (self.info.tensors[name].scope == "s"
+                                      and not _thread_tag(lp.var).startswith("blockIdx")):
+                    break
+                pos += 1
+            allocs.setdefault(pos, []).append(name)
         races = self._block_races(block, (b_index,))
-        self._block(block, (b_index,), (), depth, races, in_parallel=False, tags=())
+        self._block(block, (b_index,), (), depth, races, in_parallel=False, tags=(), allocs=allocs)
+
+    def _emit_allocs(self, names: list[str], label: str, depth: int) -> int:
+        self.emit(depth, f"with T.sblock(\"{label}\"):")
+        # an opaque scope for on-chip buffers; regions left empty (auto-detection would list the buffers
+        # allocated here, which TVM's well-formedness check refuses)
+        self.emit(depth + 1, "T.reads()")
+        self.emit(depth + 1, "T.writes()")
+        for name in names:
+            scope = "shared" if self.info.tensors[name].scope == "s" else "local"
+            self.emit(depth + 1, self._alloc(name, scope))
+        return depth + 1
 
     def _block_races(self, block: A.Block, path: tuple[int, ...]) -> dict[str, set[str]]:
         """For every loop variable of the block, the set of race variables of statements inside it."""
@@ -349,14 +403,20 @@ class _Writer:
         return out
 
     def _block(self, block: A.Block, path: tuple[int, ...], outer: tuple[A.Loop, ...], depth: int,
-               races: dict[str, set[str]], *, in_parallel: bool, tags: tuple[str, ...]) -> None:
-        for loop in block.loops:
+               races: dict[str, set[str]], *, in_parallel: bool, tags: tuple[str, ...],
+               allocs: dict[int, list[str]] | None = None) -> None:
+        allocs = allocs or {}
+        for k, loop in enumerate(block.loops):
+            if k in allocs:
+                depth = self._emit_allocs(allocs[k], f"alloc_{_pstr(path)}_{k}", depth)
             head, parallel, tag = self._loop_head(loop, races, in_parallel, tags)
             in_parallel = in_parallel or parallel
             if tag:
                 tags = tags + (tag,)
             self.emit(depth, f"for {self.var(loop.var)} in {head}:")
             depth += 1
+        if len(block.loops) in allocs:
+            depth = self._emit_allocs(allocs[len(block.loops)], f"alloc_{_pstr(path)}", depth)
         loops = outer + block.loops
         for i, item in enumerate(block.items):
             if isinstance(item, A.Assign):
@@ -404,13 +464,26 @@ class _Writer:
             self.emit(depth, f"{self.ivar(lp.var)} = T.axis.{kind}({lp.extent}, {self.var(lp.var)})")
         lhs = self.tref(stmt.target, ranges, clamp=False)
         if use_init:
+            init = self.literal_expr(sinfo.init, dtype)
+            thread_reduce = self.gpu and any(
+                lp.kind == "B" and lp.var in reduce_vars and _thread_tag(lp.var).startswith("threadIdx")
+                for lp in loops)
+            if thread_reduce and sinfo.combiner in ("max", "min") and dtype in _FLOAT_WIDTH:
+                # TVM's cross-thread reducers use the finite extreme as identity, not +-inf
+                init = f"T.{'min' if sinfo.combiner == 'max' else 'max'}_value(\"{_tvm_dtype(dtype)}\")"
             self.emit(depth, "with T.init():")
-            self.emit(depth + 1, f"{lhs} = {self.literal_expr(sinfo.init, dtype)}")
-        self.emit(depth, f"{lhs} = {self.expr(stmt.value, dtype, ranges)}")
+            self.emit(depth + 1, f"{lhs} = {init}")
+        if dtype == "bool":  # bool statements compute in i64 and store value != 0
+            self.emit(depth, f"{lhs} = ({self.expr(stmt.value, 'i64', ranges)} != T.int64(0))")
+        else:
+            self.emit(depth, f"{lhs} = {self.expr(stmt.value, dtype, ranges)}")
 
     def _check_races(self, stmt: A.Assign, path: tuple[int, ...], loops: tuple[A.Loop, ...],
                      use_init: bool) -> None:
         races = self._race_vars(path, stmt, loops)
+        scope = self.info.tensors[stmt.target.name].scope
+        if scope in ("s", "l"):  # shared is private to a block, local to a thread
+            races = {v for v in races if not (scope == "l" or _thread_tag(v).startswith("blockIdx"))}
         reads = {v.name for v in A.walk_expr(stmt.value) if isinstance(v, A.Var)}
         reads |= {v.name for r in A.tensor_refs(stmt.value) for i in r.indices
                   for v in A.walk_expr(i) if isinstance(v, A.Var)}
@@ -494,7 +567,9 @@ class _Writer:
             return f"(-{self.index(e.operand, ranges)})"
         if isinstance(e, A.TensorRef):
             text = self.tref(e, ranges)
-            dtype = _tvm_dtype(self.tdt(e.name))
+            if e.dtype != self.tdt(e.name):
+                text = f"T.Cast(\"{_tvm_dtype(e.dtype)}\", {text})"
+            dtype = _tvm_dtype(e.dtype)
             return text if dtype == _INDEX_DTYPE else f"T.Cast(\"{_INDEX_DTYPE}\", {text})"
         if isinstance(e, A.BinOp) and e.op in ("+", "-", "*", "//", "%", "/"):
             op = "//" if e.op == "/" else e.op
@@ -516,7 +591,7 @@ class _Writer:
         if isinstance(e, A.Var):
             return "i64"
         if isinstance(e, A.TensorRef):
-            return self.tdt(e.name)
+            return e.dtype
         if isinstance(e, A.Neg):
             return self.etype(e.operand)
         if isinstance(e, A.BinOp):
@@ -545,7 +620,9 @@ class _Writer:
             return self.ivar(e.name) if tdt == _INDEX_DTYPE else f"T.Cast(\"{tdt}\", {self.ivar(e.name)})"
         if isinstance(e, A.TensorRef):
             text = self.tref(e, ranges)
-            return text if self.tdt(e.name) == dtype else f"T.Cast(\"{tdt}\", {text})"
+            if e.dtype != self.tdt(e.name):  # a read annotated with another dtype converts first
+                text = f"T.Cast(\"{_tvm_dtype(e.dtype)}\", {text})"
+            return text if e.dtype == dtype else f"T.Cast(\"{tdt}\", {text})"
         if isinstance(e, A.Neg):
             inner = A.strip_parens(e.operand)
             if isinstance(inner, A.Inf):

@@ -66,7 +66,8 @@ def compile_module(mod: Module, target: dict[str, Any]) -> Executable:
 
 
 def cpu_tensor(array: np.ndarray) -> Any:
-    return tvm.runtime.tensor(np.ascontiguousarray(array), tvm.cpu(0))
+    # np.ascontiguousarray would turn a 0-d array into shape (1,); a C-order copy keeps scalars 0-d
+    return tvm.runtime.tensor(np.array(array, order="C", copy=True), tvm.cpu(0))
 
 
 def to_numpy(tensor: Any) -> np.ndarray:
