@@ -32,6 +32,7 @@ from leir.ast import (
     INT_DTYPES,
     LOGIC_OPS,
     LOOP_KINDS,
+    ROLES,
     SCOPES,
     UNARY_CALLS,
     UNSUPPORTED_DTYPES,
@@ -59,6 +60,7 @@ __all__ = ["check", "require_valid", "CODES"]
 
 #: Every diagnostic code the checker emits, with what it means (used by docs and the CLI's --json).
 CODES: dict[str, str] = {
+    "bad-signature": "a signature entry with a duplicate name, an unknown role or a non-positive extent",
     "unknown-loop-var": "a loop variable that no enclosing loop defines",
     "shadowed-loop-var": "a loop variable already defined by an enclosing loop (or the same header)",
     "bad-extent": "a loop extent that is zero or negative",
@@ -201,7 +203,25 @@ class _Checker:
 
     # ------------------------------------------------------------------------------------ structure
     def run(self) -> ProgramInfo:
+        seen: set[str] = set()
         for decl in self.program.signature.tensors:
+            if decl.name in seen:
+                self.error("bad-signature", f"tensor {decl.name} is declared twice", None, fragment=decl.name)
+            seen.add(decl.name)
+            if decl.role not in ROLES:
+                self.error(
+                    "bad-signature",
+                    f"tensor {decl.name} has role '{decl.role}', not one of {', '.join(ROLES)}",
+                    None,
+                    fragment=decl.name,
+                )
+            if any(not isinstance(n, int) or n <= 0 for n in decl.shape):
+                self.error(
+                    "bad-signature",
+                    f"tensor {decl.name} has shape {tuple(decl.shape)}; extents must be positive integers",
+                    None,
+                    fragment=decl.name,
+                )
             if decl.dtype not in DTYPES:
                 kind = "not supported yet" if decl.dtype in UNSUPPORTED_DTYPES else "unknown"
                 self.error(

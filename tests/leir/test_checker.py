@@ -481,3 +481,20 @@ def test_absurdly_deep_nesting_is_a_diagnostic_not_a_crash():
     assert [d.code for d in info.errors] == ["too-deep"]
     with pytest.raises(LeirCheckError):
         require_valid(load_program(text))
+
+
+def test_bad_signature_built_in_code():
+    stmt = Assign(TensorRef("C", "f64", "g", (Var("i"),)), TensorRef("A", "f64", "g", (Var("i"),)))
+    prog = Program(
+        Signature(
+            (
+                TensorDecl("A", "weights", "f64", (4,)),
+                TensorDecl("A", "input", "f64", (4,)),
+                TensorDecl("C", "output", "f64", (4, 0)),
+            )
+        ),
+        Body((Block((Loop("L", 4, "i"),), (stmt,)),)),
+    )
+    messages = [d.message for d in check(prog).errors if d.code == "bad-signature"]
+    assert len(messages) == 3
+    assert "declared twice" in messages[1] and "role 'weights'" in messages[0] and "(4, 0)" in messages[2]
