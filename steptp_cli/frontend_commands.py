@@ -34,10 +34,9 @@ def register(subparsers) -> None:
 
 
 def run_translate(args: argparse.Namespace) -> int:
-    import numpy as np
-
     from leir.errors import LeirError
     from leir.frontend import SourceError, parse_set, translate_file
+    from leir.frontend.values import save_npz
     from leir.program import dump_program
 
     path = Path(args.file)
@@ -64,8 +63,7 @@ def run_translate(args: argparse.Namespace) -> int:
         out.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
         npz = out.with_suffix(".npz")
         if translation.values:
-            with npz.open("wb") as fh:
-                np.savez(fh, **{k: translation.values[k] for k in sorted(translation.values)})
+            save_npz(npz, translation.values)
         elif npz.exists():
             npz.unlink()  # a stale file from an earlier translation would feed wrong values
     except OSError as exc:

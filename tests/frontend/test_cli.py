@@ -1,0 +1,82 @@
+"""``steptp translate``: files written, --set, --dtype, --target-neutral, exit codes, determinism."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from leir.program import load_program
+from steptp_cli.main import main
+
+from .sources import LINEAR_RELU, UNSUPPORTED, write
+
+
+@pytest.fixture()
+def linear_file(tmp_path):
+    return write(tmp_path, "linear_relu.py", LINEAR_RELU)
+
+
+def test_translate_writes_leir_and_npz(linear_file, tmp_path):
+    out = tmp_path / "out.leir"
+    assert main(["translate", str(linear_file), "-o", str(out)]) == 0
+    program = load_program(out.read_text())
+    sig = {d.name: d for d in program.signature.tensors}
+    roles = [d.role for d in program.signature.tensors]
+    assert roles == ["input", "param", "param", "param", "output"]
+    assert sig["A"].shape == (64, 32) and sig["A"].dtype == "f32"
+    values = np.load(tmp_path / "out.npz")
+    params = [d for d in program.signature.tensors if d.role == "param"]
+    assert sorted(values.files) == sorted(d.name for d in params)
+    for decl in params:
+        assert values[decl.name].shape == decl.shape
+        assert values[decl.name].dtype == np.float32
+
+
+def test_set_overrides_constants_including_class_time_uses(linear_file, tmp_path):
+    out = tmp_path / "small.leir"
+    assert main(["translate", str(linear_file), "--set", "N=4", "--set", "OUT=3", "--dtype", "f64",
+                 "-o", str(out)]) == 0
+    program = load_program(out.read_text())
+    shapes = {d.role + d.name: d.shape for d in program.signature.tensors}
+    assert shapes["inputA"] == (4, 32)
+    (output,) = program.signature.by_role("output")
+    assert output.shape == (4, 6) and output.dtype == "f64"  # HIDDEN = OUT * 2 at class definition
+
+
+def test_unknown_constant_is_a_usage_error(linear_file, capsys):
+    assert main(["translate", str(linear_file), "--set", "NOPE=3"]) == 2
+    assert "NOPE" in capsys.readouterr().err
+
+
+def test_missing_file_is_a_usage_error(tmp_path):
+    assert main(["translate", str(tmp_path / "absent.py")]) == 2
+
+
+def test_unsupported_operator_exits_1_with_location(tmp_path, capsys):
+    path = write(tmp_path, "bad.py", UNSUPPORTED)
+    assert main(["translate", str(path), "-o", str(tmp_path / "bad.leir")]) == 1
+    err = capsys.readouterr().err
+    assert "sin" in err and f"{path}:8" in err
+    assert not (tmp_path / "bad.leir").exists()
+
+
+def test_target_neutral_has_only_serial_loops(linear_file, tmp_path):
+    out = tmp_path / "neutral.leir"
+    assert main(["translate", str(linear_file), "--target-neutral", "-o", str(out)]) == 0
+    program = load_program(out.read_text())
+    kinds = {loop.kind for block in program.body.blocks for loop in block.loops}
+    assert kinds == {"L"}
+
+
+def test_same_file_gives_byte_identical_outputs(linear_file, tmp_path):
+    first, second = tmp_path / "a.leir", tmp_path / "b.leir"
+    assert main(["translate", str(linear_file), "-o", str(first)]) == 0
+    assert main(["translate", str(linear_file), "-o", str(second)]) == 0
+    assert first.read_bytes() == second.read_bytes()
+    assert first.with_suffix(".npz").read_bytes() == second.with_suffix(".npz").read_bytes()
+
+
+def test_stdout_when_no_output_file(linear_file, capsys):
+    assert main(["translate", str(linear_file), "--set", "N=2"]) == 0
+    text = capsys.readouterr().out
+    assert load_program(text).signature.get("A").shape == (2, 32)

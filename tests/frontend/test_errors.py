@@ -1,0 +1,57 @@
+"""Unsupported operators and patterns are clear errors naming the operator and the user's line."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from leir.errors import LeirError
+from leir.frontend import SourceError, UnsupportedOperatorError, translate_file, translate_module
+
+from .sources import DATA_DEPENDENT, DROPOUT_TRAINING, RANDOM_IN_FORWARD, UNSUPPORTED, UNSUPPORTED_LINE, write
+
+
+def test_unsupported_operator_names_operator_line_and_alternatives(tmp_path):
+    path = write(tmp_path, "bad.py", UNSUPPORTED)
+    with pytest.raises(UnsupportedOperatorError) as info:
+        translate_file(path)
+    err = info.value
+    assert isinstance(err, LeirError)
+    assert err.operator == "sin"
+    assert err.location == f"{path}:{UNSUPPORTED_LINE}"
+    assert "supported:" in str(err) and "conv" in str(err) and "softmax" in str(err)
+
+
+@pytest.mark.parametrize("text, needle", [
+    (DATA_DEPENDENT, "item"),
+    (RANDOM_IN_FORWARD, "randn_like"),
+    (DROPOUT_TRAINING, "dropout"),
+])
+def test_patterns_without_static_meaning_are_refused(tmp_path, text, needle):
+    path = write(tmp_path, "m.py", text)
+    with pytest.raises(UnsupportedOperatorError) as info:
+        translate_file(path)
+    assert needle in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_unsupported_library_module_is_named():
+    class WithLSTM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.rnn = nn.LSTM(4, 4)
+
+        def forward(self, x):
+            return self.rnn(x)[0]
+
+    with pytest.raises(UnsupportedOperatorError) as info:
+        translate_module(WithLSTM(), [torch.randn(3, 2, 4)])
+    assert info.value.operator == "LSTM"
+    assert "test_errors.py" in (info.value.location or "")
+
+
+def test_file_without_model_is_a_source_error(tmp_path):
+    path = write(tmp_path, "empty.py", "X = 1\n")
+    with pytest.raises(SourceError):
+        translate_file(path)
