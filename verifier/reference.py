@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import inspect
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -120,22 +119,28 @@ class TorchSourceReference:
     def params(self) -> dict[str, np.ndarray] | None:
         return self._torch().params()
 
-    def eager_callable(self, arrays: Mapping[str, np.ndarray]) -> tuple[Callable[[], Any], str]:
-        """A zero-argument call of the eager module on ``arrays`` for timing, and what it includes.
+    def time_eager(self, arrays: Mapping[str, np.ndarray], **options: Any):
+        """Time the eager module's forward on ``arrays`` with ``verifier.timing``'s protocol.
 
-        Uses the frontend's own timing hook when it has one (``eager_callable``/``callable``) so that
-        only the module's forward is timed; otherwise times ``outputs`` (which includes the numpy↔torch
-        conversions, so the speedup vs PyTorch is then an upper bound of the real one — noted).
+        Returns ``(TimingStats, what was timed)``. Gradient tracking is switched off once around the
+        whole measurement, not per call: entering ``torch.no_grad()`` costs milliseconds per call with
+        this torch build, which would flatter every kernel's speedup vs PyTorch. When the frontend's
+        object does not expose its module and argument preparation, ``outputs`` is timed instead (it
+        includes the numpy<->torch conversions, so that speedup is an upper bound — said in ``what``).
         """
+        from verifier.timing import time_callable
+
         impl = self._torch()
-        for hook in ("eager_callable", "callable"):
-            method = getattr(impl, hook, None)
-            if method is not None and len(inspect.signature(method).parameters) == 1:
-                return method(dict(arrays)), "forward only"
-        if hasattr(impl, "_args") and hasattr(impl, "_run"):  # TorchReference's own split, if present
-            args = impl._args(dict(arrays))
-            return (lambda: impl._run(args)), "forward only"
-        return (lambda: impl.outputs(dict(arrays))), "includes numpy<->torch conversion"
+        model = getattr(getattr(impl, "loaded", None), "model", None)
+        prepare = getattr(impl, "_args", None)
+        if model is not None and prepare is not None:
+            import torch
+
+            args = prepare(dict(arrays))
+            with torch.no_grad():
+                return time_callable(lambda: model(*args), **options), "eager forward only"
+        return (time_callable(lambda: impl.outputs(dict(arrays)), **options),
+                "eager forward with numpy<->torch conversion")
 
 
 def params_digest(params: Mapping[str, np.ndarray] | None) -> str:

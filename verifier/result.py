@@ -140,7 +140,7 @@ class VerificationResult:
         if self.timing is not None:
             t = self.timing
             lines.append(f"time: median {t.median * 1e3:.4f} ms  iqr {t.iqr * 1e3:.4f} ms  "
-                         f"({t.repeats} repeats x {t.number})")
+                         f"({t.repeats} repeats x {t.number or 'auto'} calls)")
         for label, value in (("parent", self.speedup_vs_parent), ("source", self.speedup_vs_source),
                              ("pytorch eager", self.speedup_vs_torch)):
             if value is not None:

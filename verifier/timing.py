@@ -3,7 +3,10 @@
 The protocol, identical for every program timed in one verification (the state, its parent, the source
 program, the eager PyTorch module) so that their ratios mean something on a shared, noisy machine:
 
-* one warm-up call, discarded (page faults, lazy initialisation, caches);
+* a warm-up, discarded: page faults, lazy initialisation, caches, and above all the thread pools —
+  PyTorch's OpenMP pool runs its first few dozen calls ~1000x slower on this loaded 2-core machine
+  (measured: 20 ms instead of 15 us for a small ``bmm``), so the warm-up runs for ``WARMUP_MS`` or
+  ``WARMUP_CALLS`` calls, whichever comes first, never a single call;
 * ``repeats`` repeats, each averaging as many calls as it takes to last ``min_repeat_ms`` (TVM's
   ``min_repeat_ms`` does this for kernels; ``time_callable`` does the same for Python callables);
 * the median of the repeats is *the* time; the IQR and standard deviation say how much to trust it.
@@ -27,6 +30,8 @@ from verifier.result import TimingStats
 
 DEFAULT_REPEATS = 7
 DEFAULT_MIN_REPEAT_MS = 50.0
+WARMUP_MS = 2000.0
+WARMUP_CALLS = 200
 
 
 def stats(samples: list[float], number: int) -> TimingStats:
@@ -40,8 +45,8 @@ def stats(samples: list[float], number: int) -> TimingStats:
 
 def time_kernel(kernel: Any, arrays: Mapping[str, np.ndarray], *, repeats: int = DEFAULT_REPEATS,
                 min_repeat_ms: float = DEFAULT_MIN_REPEAT_MS) -> TimingStats:
-    """Time a built ``Kernel`` with TVM's evaluator: one discarded warm-up, then ``repeats`` repeats."""
-    kernel.time(arrays, number=1, repeat=1, min_repeat_ms=0)
+    """Time a built ``Kernel`` with TVM's evaluator: a discarded warm-up, then ``repeats`` repeats."""
+    kernel.time(arrays, number=1, repeat=1, min_repeat_ms=int(min(WARMUP_MS, 4 * min_repeat_ms)))
     samples = list(kernel.time(arrays, number=1, repeat=repeats, min_repeat_ms=int(min_repeat_ms)))
     return stats(samples, number=0)  # 0: TVM chose the per-repeat call count to reach min_repeat_ms
 
@@ -49,7 +54,11 @@ def time_kernel(kernel: Any, arrays: Mapping[str, np.ndarray], *, repeats: int =
 def time_callable(func: Callable[[], Any], *, repeats: int = DEFAULT_REPEATS,
                   min_repeat_ms: float = DEFAULT_MIN_REPEAT_MS) -> TimingStats:
     """Time a Python callable with the evaluator's protocol (for PyTorch eager)."""
-    func()  # warm-up
+    deadline = time.perf_counter() + WARMUP_MS / 1e3
+    for _ in range(WARMUP_CALLS):
+        func()
+        if time.perf_counter() > deadline:
+            break
     number = 1
     while True:
         start = time.perf_counter()

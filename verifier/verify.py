@@ -268,13 +268,12 @@ def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dic
             out["speedup_vs_source"] = timing.speedup(out["source_timing"], out["timing"])
         except Exception as exc:  # noqa: BLE001
             out["notes"].append(f"the source program could not be timed: {_err(exc)}")
-    eager = getattr(reference, "eager_callable", None)
-    if eager is not None:
+    time_eager = getattr(reference, "time_eager", None)
+    if time_eager is not None:
         try:
-            func, what = eager(fresh)
-            out["torch_timing"] = timing.time_callable(func, **options)
+            out["torch_timing"], what = time_eager(fresh, **options)
             out["speedup_vs_torch"] = timing.speedup(out["torch_timing"], out["timing"])
-            out["notes"].append(f"PyTorch eager timing: {what}")
+            out["notes"].append(f"PyTorch timing: {what}")
         except Exception as exc:  # noqa: BLE001
             out["notes"].append(f"PyTorch eager could not be timed: {_err(exc)}")
 

@@ -95,6 +95,15 @@ def test_check_error_never_reaches_the_sandbox(pool):
     assert verify_mod.counters["jobs"] == jobs
 
 
+def test_default_reference_is_the_interpreter_for_small_programs(pool):
+    result = _verify(MATMUL, pool, special_values=True)
+    assert result.reference == "interpreter"
+    assert result.outcome is Outcome.PASS
+    assert result.max_rel_error <= 1e-9
+    gather = _verify(GATHER, pool, seed=4)
+    assert gather.reference == "interpreter" and gather.outcome is Outcome.PASS
+
+
 def test_without_reference_or_parent_the_outcome_is_execute(pool):
     result = _verify(MATMUL, pool, reference="none")
     assert result.outcome is Outcome.EXECUTE
@@ -228,3 +237,35 @@ def test_cli_verify_json_and_exit_codes(tmp_path: Path, monkeypatch, capsys):
     assert "check_error" in capsys.readouterr().out
     assert steptp(["verify", str(tmp_path / "missing.leir")]) == 2
     assert steptp(["verify", str(child), "--set", "N=3"]) == 2
+
+
+# ------------------------------------------------------------------------------------- PyTorch source
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_cli_torch_source_reference_with_params_and_eager_timing(tmp_path: Path, monkeypatch, capsys):
+    from leir.frontend.translate import translate_file
+    from leir.program import dump_program
+
+    monkeypatch.setenv("STEPTP_CACHE_DIR", str(tmp_path / "cache"))
+    source = REPO / "workloads" / "level1" / "linear.py"
+    translation = translate_file(source, sets={"BATCH": 4}, dtype="f32")
+    assert translation.values  # the weight and bias are params
+    leir_file = tmp_path / "linear.leir"
+    leir_file.write_text(dump_program(translation.program))
+    np.savez(tmp_path / "linear.npz", **translation.values)
+    code = steptp(["verify", str(leir_file), "--source", str(source), "--set", "BATCH=4", "--time", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0, data
+    assert data["outcome"] == "pass" and data["reference"] == "torch"
+    assert data["max_rel_error"] <= 1e-4
+    assert data["torch_timing"]["median"] > 0 and data["speedup_vs_torch"] > 0
+    assert data["timed_output_ok"] is True
+    # other weights in the .npz are loaded into both the kernel's inputs and the module: still a pass,
+    # but a different verification (the params are part of the cache key)
+    np.savez(tmp_path / "linear.npz", **{k: v + 1.0 for k, v in translation.values.items()})
+    assert steptp(["verify", str(leir_file), "--source", str(source), "--set", "BATCH=4", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["outcome"] == "pass" and again["cache_hit"] is False
+    assert again["max_abs_error"] != data["max_abs_error"]
