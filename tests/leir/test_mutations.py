@@ -33,13 +33,25 @@ CORPUS = load_corpus()
 SOURCES = sorted((e for e in CORPUS if len(e.leir) < 1500), key=lambda e: e.id)
 
 
+def _category(token: str) -> str:
+    if "^{" in token:
+        return "loop" if token[0] in "LPVUB" and "=0}" in token else "tensor"
+    if token[0].isdigit():
+        return "number"
+    if token[0].isalpha():
+        return "word"
+    return "operator"
+
+
 @st.composite
 def mutated(draw, texts):
     index = draw(st.integers(0, len(texts) - 1))
     text = texts[index]
     for _ in range(draw(st.integers(1, 3))):
+        # the kind-preserving edits (digits, same-category tokens) mostly still parse, so they exercise
+        # the checker; the raw character edits exercise the parser's error paths
         kind = draw(st.sampled_from(["delete", "insert", "replace", "token-delete", "token-replace",
-                                     "token-duplicate", "digit"]))
+                                     "token-duplicate", "digit", "digit", "digit", "same-kind", "same-kind"]))
         if kind in ("delete", "insert", "replace"):
             i = draw(st.integers(0, max(len(text) - 1, 0)))
             ch = draw(st.sampled_from(ALPHABET))
@@ -59,7 +71,10 @@ def mutated(draw, texts):
             if not tokens:
                 continue
             i = draw(st.integers(0, len(tokens) - 1))
-            if kind == "token-delete":
+            if kind == "same-kind":
+                same = sorted({t for t in tokens if _category(t) == _category(tokens[i])})
+                tokens[i] = draw(st.sampled_from(same))
+            elif kind == "token-delete":
                 del tokens[i]
             elif kind == "token-replace":
                 tokens[i] = draw(st.sampled_from(tokens))
