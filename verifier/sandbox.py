@@ -122,6 +122,8 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
     os.dup2(log_fd, 1)
     os.dup2(log_fd, 2)
     faulthandler.enable(file=sys.stderr, all_threads=True)
+    # Ctrl-C is the parent's business: it stops waiting and its exit handlers stop the workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     warm_errors: list[str] = []
     for module in warm_modules:
         try:

@@ -329,6 +329,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     """
     from leir.program import program_hash
     from verifier.targets import kind as target_kind
+    from verifier.targets import runs_here
 
     versions = cache_mod.toolchain_versions()
     base = dict(target=target, seed=seed, special_values=special_values, versions=versions,
@@ -360,9 +361,12 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     if not info.ok:
         return VerificationResult(Outcome.CHECK_ERROR, error="; ".join(str(d) for d in info.errors),
                                   log_excerpt="\n".join(str(d) for d in info.diagnostics), **base)
-    runs = target_kind(target) == "llvm" or gpu_present()
+    # ``verifier.targets.runs_here`` is the one place that knows which kernels ``Kernel.run`` can run here.
+    runs = runs_here(target)
     if not runs:
-        notes.append("cuda kernel compiled only: running it needs a GPU worker (queue verify.cuda)")
+        where = "a GPU is present but " if gpu_present() else ""
+        notes.append(f"{target_kind(target)} kernel compiled only: {where}running it needs a GPU worker "
+                     "(queue verify.cuda)")
     spec = _JobSpec(program=program, parent=parent, source=source, target=target, seed=seed,
                     special_values=special_values, time=time, run=runs, reference=chosen, params=params,
                     shapes={name: t.shape for name, t in info.tensors.items()}, repeats=repeats,
