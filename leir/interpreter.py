@@ -305,6 +305,11 @@ class _Machine:
         self.store = store
         self.plans: dict[int, _BlockPlan] = {}
         self.fast: dict[int, tuple[str, object]] = {}
+        #: REDUCE statements by top-level block: their tensors are set to the init before that block
+        self.reductions: dict[int, list] = {}
+        for path, st in info.statements.items():
+            if st.kind is StmtKind.REDUCE and st.combiner is not None:
+                self.reductions.setdefault(path[0], []).append((path, st))
 
     # -- driving ------------------------------------------------------------------------------------
     def run(self) -> None:
@@ -314,9 +319,7 @@ class _Machine:
             self._block(block, _Lanes({}, 1))
 
     def _init_reductions(self, b_index: int) -> None:
-        for path, st in self.info.statements.items():
-            if path[0] != b_index or st.kind is not StmtKind.REDUCE or st.combiner is None:
-                continue
+        for path, st in self.reductions.get(b_index, ()):
             stmt = self._stmt_at(path)
             t = self.info.tensors[stmt.target.name]
             if st.combiner in ("+", "-"):
