@@ -137,7 +137,7 @@ def float_to_int(values: np.ndarray, target: np.dtype) -> np.ndarray:
         out = np.clip(np.trunc(np.nan_to_num(values, nan=0.0, posinf=hi, neginf=float(info.min))),
                       float(info.min), hi).astype(target)
     out = np.asarray(out)
-    out[np.isposinf(values)] = info.max
+    out[np.asarray(values) > hi] = info.max  # includes +inf; hi may sit just below a 64-bit maximum
     return out
 
 

@@ -651,3 +651,24 @@ def test_lane_cap_serialises_outer_loops_with_same_result(monkeypatch):
     monkeypatch.setattr(interp, "MAX_LANES", 3)
     capped = run(p, {"A": a})["C"]
     np.testing.assert_allclose(capped, full, rtol=1e-13)
+
+
+def test_dtype_helpers():
+    from leir import dtypes
+
+    assert dtypes.numpy_dtype("bf16") == np.float32 and dtypes.numpy_dtype("u16") == np.uint16
+    assert dtypes.is_float("bf16") and dtypes.is_int("u8") and not dtypes.is_int("bool")
+    assert dtypes.min_value("i8") == -128 and dtypes.max_value("u32") == 2**32 - 1
+    assert dtypes.min_value("f16") == -np.inf and dtypes.max_value("bool") == 1
+    assert dtypes.from_numpy_dtype(np.int32) == "i32"
+    assert not dtypes.is_supported("c64")
+    with pytest.raises(KeyError):
+        dtypes.numpy_dtype("f8e4m3")
+    # ties to even at bf16 precision (8 significant bits): 1+2^-8 is halfway between 1 and 1+2^-7
+    x = np.array([1 + 2**-8, 1 + 3 * 2**-8, np.nan, np.inf, -0.0], dtype=np.float32)
+    r = dtypes.round_bf16(x)
+    assert r[0] == 1.0 and r[1] == 1 + 2**-6 and np.isnan(r[2]) and r[3] == np.inf
+    ints = dtypes.cast_to(np.array([1.9, -1.9, np.inf, -np.inf, np.nan, 1e30]), "i64")
+    assert ints.tolist() == [1, -1, 2**63 - 1, -(2**63), 0, 2**63 - 1]
+    assert dtypes.cast_to(np.array([127.0, 300.0, -300.0]), "i8").tolist() == [127, 127, -128]
+    assert dtypes.cast_to(np.array([0.0, 2.5]), "bool").tolist() == [False, True]
