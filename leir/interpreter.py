@@ -571,6 +571,9 @@ def run(
 ) -> dict[str, np.ndarray]:
     """Execute ``program`` on ``inputs`` (every input, param and const) and return its outputs.
 
+    Arrays are converted to each tensor's dtype (floats to integers truncate); entries for outputs are
+    ignored; a name outside the signature, a missing input or a wrong shape raises ``InterpreterError``.
+
     ``info`` is the checker's result if the caller already has it (the program is checked otherwise);
     an invalid program raises ``LeirCheckError``. With ``return_all`` every tensor, intermediates
     included, is returned. ``bf16`` tensors come back as float32 arrays holding bf16 values.
