@@ -672,3 +672,74 @@ def test_dtype_helpers():
     assert ints.tolist() == [1, -1, 2**63 - 1, -(2**63), 0, 2**63 - 1]
     assert dtypes.cast_to(np.array([127.0, 300.0, -300.0]), "i8").tolist() == [127, 127, -128]
     assert dtypes.cast_to(np.array([0.0, 2.5]), "bool").tolist() == [False, True]
+
+
+# ------------------------------------------------------------------ shapes that strategies produce
+
+
+def test_strategy_shaped_programs():
+    """Split/fused loops, a factorised reduction, a cache buffer, a guarded concat, an index table."""
+    a, w = rand(4, 8), rand(8, 3)
+    cases = {
+        # loop_split: c -> co*4+ci
+        "B^{4}_{tx=0}L^{3}_{a=0}L^{2}_{co=0}L^{4}_{ci=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+"
+        "A^{f64,g}_{tx,co*4+ci}*W^{f64,g}_{co*4+ci,a};];": a @ w,
+        # loop_fusion: tx,a -> f with // and %
+        "L^{12}_{f=0}L^{8}_{c=0}[C^{f64,g}_{f//3,f%3}=C^{f64,g}_{f//3,f%3}+A^{f64,g}_{f//3,c}*W^{f64,g}_{c,f%3};];": a @ w,
+        # reduction_factorization: two partial sums then a combine
+        "B^{4}_{tx=0}L^{3}_{a=0}L^{2}_{h=0}L^{4}_{r=0}[P^{f64,g}_{tx,a,h}=P^{f64,g}_{tx,a,h}+"
+        "A^{f64,g}_{tx,h*4+r}*W^{f64,g}_{h*4+r,a};];"
+        "B^{4}_{tx=0}L^{3}_{a=0}L^{2}_{h=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+P^{f64,g}_{tx,a,h};];": a @ w,
+        # cache_read into a shared buffer, then compute from it
+        "B^{4}_{tx=0}L^{8}_{c=0}[S^{f64,s}_{tx,c}=A^{f64,g}_{tx,c};];"
+        "B^{4}_{tx=0}L^{3}_{a=0}L^{8}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+S^{f64,s}_{tx,c}*W^{f64,g}_{c,a};];": a @ w,
+        # precompute_indices: an i64 index table, then an indirect read
+        "B^{8}_{tx=0}[G^{i64,g}_{tx}=7-tx;];"
+        "B^{4}_{tx=0}L^{3}_{a=0}L^{8}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+"
+        "A^{f64,g}_{tx,G^{i64,g}_{c}}*W^{f64,g}_{G^{i64,g}_{c},a};];": a @ w,
+    }
+    header = "input A: f64[4, 8]\nparam W: f64[8, 3]\noutput C: f64[4, 3]"
+    for body, expected in cases.items():
+        p = prog(header, body)
+        info = check(p)
+        assert info.ok, (body, [str(d) for d in info.errors])
+        np.testing.assert_allclose(run(p, {"A": a, "W": w}, info=info)["C"], expected, rtol=1e-12, err_msg=body)
+
+
+def test_guarded_concat_and_split_back():
+    """tensor_concat: copy two inputs into one buffer under a guard, one block over the doubled extent."""
+    body = (
+        "B^{6}_{a=0}[K^{f64,g}_{a}=if_then_else(a<3,A^{f64,g}_{a},E^{f64,g}_{a-3});];"
+        "B^{6}_{a=0}[M^{f64,g}_{a}=exp(K^{f64,g}_{a});];"
+        "B^{3}_{a=0}[C^{f64,g}_{a}=M^{f64,g}_{a};D^{f64,g}_{a}=M^{f64,g}_{a+3};];"
+    )
+    p = prog("input A: f64[3]\ninput E: f64[3]\noutput C: f64[3]\noutput D: f64[3]", body)
+    a, e = rand(3), rand(3)
+    out = run(p, {"A": a, "E": e})
+    np.testing.assert_allclose(out["C"], np.exp(a))
+    np.testing.assert_allclose(out["D"], np.exp(e))
+
+
+def test_flash_attention_without_tiling():
+    """One streaming pass: running max, rescaled running sum and rescaled running output (#43)."""
+    n, m, d = 2, 5, 3
+    body = (
+        f"B^{{{n}}}_{{tx=0}}L^{{{m}}}_{{a=0}}["
+        f"S^{{f64,g}}_{{tx,a}}=Q^{{f64,g}}_{{tx,0}}*K^{{f64,g}}_{{a,0}}+Q^{{f64,g}}_{{tx,1}}*K^{{f64,g}}_{{a,1}};"
+        f"M^{{f64,g}}_{{tx,a}}=max(if_then_else(a-1<0,-inf,M^{{f64,g}}_{{tx,a-1}}),S^{{f64,g}}_{{tx,a}});"
+        f"R^{{f64,g}}_{{tx,a}}=exp(if_then_else(a-1<0,-inf,M^{{f64,g}}_{{tx,a-1}})-M^{{f64,g}}_{{tx,a}});"
+        f"F^{{f64,g}}_{{tx,a}}=if_then_else(a-1<0,0,F^{{f64,g}}_{{tx,a-1}})*R^{{f64,g}}_{{tx,a}}"
+        f"+exp(S^{{f64,g}}_{{tx,a}}-M^{{f64,g}}_{{tx,a}});"
+        f"L^{{{d}}}_{{c=0}}[O^{{f64,g}}_{{tx,a,c}}=if_then_else(a-1<0,0,O^{{f64,g}}_{{tx,a-1,c}})*"
+        f"R^{{f64,g}}_{{tx,a}}+exp(S^{{f64,g}}_{{tx,a}}-M^{{f64,g}}_{{tx,a}})*V^{{f64,g}}_{{a,c}};];];"
+        f"B^{{{n}}}_{{tx=0}}L^{{{d}}}_{{c=0}}[C^{{f64,g}}_{{tx,c}}=O^{{f64,g}}_{{tx,{m - 1},c}}/"
+        f"F^{{f64,g}}_{{tx,{m - 1}}};];"
+    )
+    p = prog(f"input Q: f64[{n}, 2]\ninput K: f64[{m}, 2]\ninput V: f64[{m}, {d}]\noutput C: f64[{n}, {d}]", body)
+    info = check(p)
+    assert info.ok, [str(x) for x in info.errors]
+    q, k, v = rand(n, 2), rand(m, 2), rand(m, d)
+    scores = q @ k.T
+    probs = np.exp(scores - scores.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(run(p, {"Q": q, "K": k, "V": v}, info=info)["C"], probs @ v, rtol=1e-12)
