@@ -195,6 +195,10 @@ class _Writer:
         self.lines: list[str] = []
         self.stmt_order = list(A.statements(program.body))
         self.tnames = {name: (name + "_" if name in _RESERVED else name) for name in info.tensors}
+        self.loop_refs: dict[A.Loop, list[A.TensorRef]] = {}
+        for _, stmt, loops in self.stmt_order:
+            for lp in loops:
+                self.loop_refs.setdefault(lp, []).extend(_refs(stmt))
         self.use_init = {path: self._init_exact(path, stmt)
                          for path, stmt, _ in self.stmt_order
                          if self._kind(path) is StmtKind.REDUCE}
@@ -378,7 +382,8 @@ class _Writer:
                 pos += 1
             allocs.setdefault(pos, []).append(name)
         races = self._block_races(block, (b_index,))
-        self._block(block, (b_index,), (), depth, races, in_parallel=False, tags=(), allocs=allocs)
+        tags = ("kernel",) if self.gpu and not _has_b(block) else ()
+        self._block(block, (b_index,), (), depth, races, in_parallel=False, tags=tags, allocs=allocs)
 
     def _emit_allocs(self, names: list[str], label: str, depth: int) -> int:
         self.emit(depth, f"with T.sblock(\"{label}\"):")
@@ -428,14 +433,21 @@ class _Writer:
                    tags: tuple[str, ...]) -> tuple[str, bool, str]:
         n = loop.extent
         racy = loop.var in races.get(loop.var, set())
+        if self.gpu and loop.kind != "B" and not tags:
+            # a host loop around kernel launches: TVM cannot unroll or vectorise those, so it is serial
+            return f"range({n})", False, ""
         if loop.kind == "L":
             return f"range({n})", False, ""
         if loop.kind == "U":
             return f"T.unroll({n})", False, ""
         if loop.kind == "V":
-            return f"T.vectorized({n})", False, ""
+            # one vectorised level per nest, never along a dependence (lanes would race); on cuda only
+            # widths CUDA has vector types for
+            if racy or "vector" in tags or (self.gpu and not self._cuda_vector_ok(loop)):
+                return f"range({n})", False, ""
+            return f"T.vectorized({n})", False, "vector"
         if loop.kind == "P":
-            if in_parallel or self.gpu:
+            if in_parallel or self.gpu or racy:
                 return f"range({n})", False, ""
             return f"T.parallel({n})", True, ""
         # B
@@ -447,6 +459,13 @@ class _Writer:
         if tag.startswith("blockIdx") and not racy and not in_parallel:
             return f"T.parallel({n})", True, ""
         return f"range({n})", False, ""
+
+    def _cuda_vector_ok(self, loop: A.Loop) -> bool:
+        bits = {"f32": 32, "i32": 32, "u32": 32, "f64": 64, "i64": 64, "u64": 64}
+        dtypes = {self.info.tensors[r.name].dtype for r in self.loop_refs.get(loop, ())}
+        if not dtypes or any(d not in bits for d in dtypes):
+            return False
+        return loop.extent in (2, 4) and loop.extent * max(bits[d] for d in dtypes) <= 128
 
     def _statement(self, stmt: A.Assign, path: tuple[int, ...], loops: tuple[A.Loop, ...], depth: int,
                    tags: tuple[str, ...]) -> None:
@@ -492,13 +511,28 @@ class _Writer:
                 continue
             tag = _thread_tag(lp.var)
             kind = self._kind(path)
+            where = f"statement {_stmt_text(stmt)} (at {_pstr(path)})"
             if kind is StmtKind.REDUCE and use_init and tag.startswith("threadIdx"):
+                self._check_cross_thread(stmt, path, loops, where, lp)
                 continue  # TVM's cross-thread reduction
             if kind is StmtKind.ASSIGN and lp.var not in reads:
                 continue  # every thread writes the same value
             raise LoweringError(
-                f"statement {A.Assign.__name__} to {stmt.target.name} at {_pstr(path)} depends across "
-                f"the GPU-bound loop {_loop_text(lp)} ({tag}): its iterations would race on cuda")
+                f"{where} depends across the GPU-bound loop {_loop_text(lp)} ({tag}): its iterations "
+                "would race on cuda")
+
+    def _check_cross_thread(self, stmt: A.Assign, path: tuple[int, ...], loops: tuple[A.Loop, ...],
+                            where: str, lp: A.Loop) -> None:
+        """TVM's cross-thread reduction needs a known reducer and the reduce loops innermost."""
+        sinfo = self._sinfo(path)
+        if sinfo.combiner not in ("+", "*", "max", "min"):
+            raise LoweringError(f"{where} reduces with '{sinfo.combiner}' over the thread-bound loop "
+                                f"{_loop_text(lp)}; cuda cross-thread reduction supports + * max min")
+        reduce_vars = set(sinfo.reduce_vars)
+        first_reduce = min(k for k, loop in enumerate(loops) if loop.var in reduce_vars)
+        if any(loop.var not in reduce_vars for loop in loops[first_reduce:]):
+            raise LoweringError(f"{where} reduces over the thread-bound loop {_loop_text(lp)} outside a "
+                                "spatial loop; cuda cross-thread reduction needs the reduce loops innermost")
 
     # ---- GPU limits ----------------------------------------------------------------------------
     def _check_gpu_limits(self) -> None:
@@ -766,6 +800,12 @@ def _nbytes(dtype: str, shape: tuple[int, ...]) -> int:
         size *= n
     width = 1 if dtype == "bool" else (_FLOAT_WIDTH.get(dtype) or _INT_WIDTH[dtype]) // 8
     return size * width
+
+
+def _stmt_text(stmt: A.Assign) -> str:
+    from leir.printer import canonical
+
+    return canonical(stmt)
 
 
 def _pstr(path: tuple[int, ...]) -> str:
