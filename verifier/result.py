@@ -155,6 +155,9 @@ class VerificationResult:
         if self.hardware.get("cpu"):
             lines.append(f"cpu: {self.hardware['cpu']}")
         if self.log_excerpt and not self.ok:
+            log_lines = self.log_excerpt.splitlines()
+            # A crash report is most useful at its top (where it crashed), an exception at its bottom.
+            shown = log_lines[:12] if self.outcome is Outcome.CRASH else log_lines[-15:]
             lines.append("log:")
-            lines.extend("  " + line for line in self.log_excerpt.splitlines()[-15:])
+            lines.extend("  " + line for line in shown)
         return "\n".join(lines)
