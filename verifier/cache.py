@@ -25,8 +25,9 @@ from typing import Any
 from verifier.result import Outcome, VerificationResult
 
 DEFAULT_CACHE_DIR = Path("var") / "cache" / "verify"
-#: Outcomes that depend on the machine's load rather than on the program; never cached.
-UNCACHED_OUTCOMES = frozenset({Outcome.TIMEOUT})
+#: Outcomes that depend on the machine's load or the configured limits rather than on the program alone;
+#: never cached, so raising ``STEPTP_VERIFY_TIMEOUT``/``STEPTP_VERIFY_MEMORY_MB`` takes effect at once.
+UNCACHED_OUTCOMES = frozenset({Outcome.TIMEOUT, Outcome.MEMORY_LIMIT})
 
 
 def _version(distribution: str) -> str:

@@ -57,9 +57,10 @@ def test_round_trip_marks_hits(tmp_path: Path):
     assert ResultCache(tmp_path).get(key).outcome is Outcome.PASS
 
 
-def test_timeouts_are_not_cached(tmp_path: Path):
+def test_limit_dependent_outcomes_are_not_cached(tmp_path: Path):
     cache = ResultCache(tmp_path)
     assert not cache.put(_key(), VerificationResult(Outcome.TIMEOUT))
+    assert not cache.put(_key(), VerificationResult(Outcome.MEMORY_LIMIT))
     assert cache.get(_key()) is None
     assert cache.put(_key(seed=3), VerificationResult(Outcome.CRASH, error="worker killed by SIGSEGV"))
     assert cache.get(_key(seed=3)).outcome is Outcome.CRASH
