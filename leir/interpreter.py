@@ -399,6 +399,11 @@ class _Machine:
         out = []
         for d, expr in enumerate(ref.indices):
             idx = self._value(expr, lanes, "i64", np.dtype(np.int64))
+            # a bare loop variable or literal was proved in range by the checker; anything else (gathers
+            # above all) is checked here, since NumPy would silently wrap a negative index
+            if type(expr) is Var or type(expr) is Num:
+                out.append(idx)
+                continue
             if idx.size and (idx.min() < 0 or idx.max() >= shape[d]):
                 bad = int(idx[(idx < 0) | (idx >= shape[d])][0])
                 raise InterpreterError(
