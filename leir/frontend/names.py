@@ -41,10 +41,13 @@ class NameSource:
     def __init__(self, taken: set[str] | None = None) -> None:
         self._names = tensor_names()
         self._taken = set(taken or ())
+        #: Every name handed out, in order (the translator reorders each operator's names afterwards).
+        self.log: list[str] = []
 
     def take(self) -> str:
         for name in self._names:
             if name not in self._taken:
                 self._taken.add(name)
+                self.log.append(name)
                 return name
         raise RuntimeError("tensor names exhausted")  # 8000+ tensors: never in practice

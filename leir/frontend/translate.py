@@ -8,6 +8,7 @@ rather than producing a plausible but wrong program.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import numpy as np
 import torch
 from torch import fx
 
-from leir.ast import Assign, Block, Body, Program, Signature, TensorDecl, tensor_refs
+from leir.ast import Assign, Block, Body, Loop, Pos, Program, Signature, TensorDecl, TensorRef, tensor_refs
 
 from . import ops  # noqa: F401 - registers every operator family
 from .emit import Emitter, Tensor
@@ -103,6 +104,8 @@ class _Translator:
         self.ops_seen: list[str] = []
         self.block_sources: list[str | None] = []
         self.input_positions: list[int] = []
+        #: Tensor renames that give each operator's result the first of the names it allocated.
+        self.renames: dict[str, str] = {}
 
     def location(self, node: fx.Node) -> str | None:
         return node_location(node, self.source_path)
@@ -137,7 +140,9 @@ class _Translator:
                 elif node.op == "output":
                     outputs = _map_args(node.args[0], self.env)
                 else:
+                    first_name = len(self.em.names.log)
                     self.env[node] = self.call(node, real[node])
+                    self._order_names(self.em.names.log[first_name:], self.env[node])
             except UnsupportedOperatorError as exc:
                 if exc.location is None:
                     exc.location = self.location(node)
@@ -145,6 +150,17 @@ class _Translator:
                 raise
             self.block_sources.extend([self.location(node)] * (len(self.em.blocks) - start))
         return self._outputs(outputs), gm
+
+    def _order_names(self, allocated: list[str], result: Any) -> None:
+        """Public-data naming: an operator's result takes its first name, then its parameters, then temps."""
+        if len(allocated) < 2:
+            return
+        results = [t.name for t in _flat_tensors(result) if t.name in allocated]
+        known = [k.tensor.name for k in self.em.params.values() if k.tensor.name in allocated]
+        desired = list(dict.fromkeys(results + known + allocated))
+        for old, new in zip(desired, allocated, strict=True):
+            if old != new:
+                self.renames[old] = new
 
     def call(self, node: fx.Node, real: Any) -> Any:
         module = gm_module = None
@@ -215,6 +231,32 @@ class _Translator:
         return result
 
 
+def _flat_tensors(value: Any) -> list[Tensor]:
+    if isinstance(value, Tensor):
+        return [value]
+    if isinstance(value, list | tuple):
+        return [t for v in value for t in _flat_tensors(v)]
+    return []
+
+
+def rename_tensors(node: Any, mapping: dict[str, str]) -> Any:
+    """``node`` (any AST node or tuple of them) with tensor names replaced per ``mapping``."""
+    if isinstance(node, tuple):
+        new = tuple(rename_tensors(x, mapping) for x in node)
+        return node if all(a is b for a, b in zip(new, node, strict=True)) else new
+    if not dataclasses.is_dataclass(node) or isinstance(node, Pos | Loop):
+        return node
+    changes = {}
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        renamed = rename_tensors(value, mapping)
+        if renamed is not value:
+            changes[f.name] = renamed
+    if isinstance(node, TensorRef) and node.name in mapping:
+        changes["name"] = mapping[node.name]
+    return dataclasses.replace(node, **changes) if changes else node
+
+
 def _fetch_attr(gm: fx.GraphModule, target: str) -> Any:
     obj: Any = gm
     for part in target.split("."):
@@ -275,6 +317,13 @@ def translate_module(model: torch.nn.Module, inputs: list[Any], *, target_neutra
     translator = _Translator(model, inputs, target_neutral=target_neutral, source_path=source_path)
     outputs, _ = translator.run()
     em = translator.em
+    mapping = translator.renames
+    if mapping:
+        em.blocks = [rename_tensors(b, mapping) for b in em.blocks]
+        outputs = [dataclasses.replace(t, name=mapping.get(t.name, t.name)) for t in outputs]
+        for known in em.params.values():
+            name = known.tensor.name
+            known.tensor = dataclasses.replace(known.tensor, name=mapping.get(name, name))
     output_names = [t.name for t in outputs]
     blocks, sources = eliminate_dead_blocks(em.blocks, translator.block_sources, set(output_names))
     used = set()
