@@ -19,7 +19,8 @@ tail of its output (faulthandler prints the Python stack there).
 **Warm pool.** Importing TVM costs seconds; a ``WorkerPool`` keeps long-lived workers that import the
 ``warm_modules`` once and then take jobs over a pipe. Workers are started with the ``spawn`` context —
 never ``fork`` after TVM (and its thread pool) is loaded in the parent. A worker that crashed, timed out
-or hit its memory limit is discarded and a fresh one is started for the next job; the pool carries on.
+or hit its memory limit is discarded and a fresh one is started in the background at once, so the next
+job finds a warm worker again; the pool carries on.
 Jobs are ``(function, args, kwargs)`` with a module-level (picklable) function.
 """
 
@@ -242,7 +243,7 @@ class WorkerPool:
     def __init__(self, size: int = 1, *, warm_modules: tuple[str, ...] = (),
                  timeout: float = DEFAULT_TIMEOUT_S, memory_limit_mb: int | None = DEFAULT_MEMORY_LIMIT_MB,
                  start_method: str = "spawn", startup_timeout: float = STARTUP_TIMEOUT_S,
-                 recycle_after: int | None = 500):
+                 recycle_after: int | None = 500, replace_dead: bool = True):
         if size < 1:
             raise ValueError("a pool needs at least one worker")
         if start_method == "fork":
@@ -253,6 +254,8 @@ class WorkerPool:
         self.memory_limit_mb = memory_limit_mb
         self.startup_timeout = startup_timeout
         self.recycle_after = recycle_after
+        #: Start a replacement as soon as a worker is discarded (crash, timeout, memory limit, recycling).
+        self.replace_dead = replace_dead
         self._context = multiprocessing.get_context(start_method)
         self._log_dir = tempfile.mkdtemp(prefix="steptp-sandbox-")
         self._idle: list[_Worker] = []
@@ -267,17 +270,28 @@ class WorkerPool:
     def start(self, count: int | None = None) -> WorkerPool:
         """Start workers now (instead of on first use) so the first job finds a warm one."""
         want = self.size if count is None else min(count, self.size)
-        workers = []
         while True:
             with self._lock:
-                if self._count >= want:
+                if self._closed or self._count >= want:
                     break
                 self._count += 1
-            workers.append(self._spawn())
-        with self._lock:
-            self._idle.extend(workers)
-            self._lock.notify_all()
+            worker = self._spawn()
+            with self._lock:
+                if not self._closed:
+                    self._idle.append(worker)
+                    self._lock.notify_all()
+                    continue
+                self._count -= 1
+            worker.stop()  # the pool was closed while this one started
         return self
+
+    def _replace_in_background(self) -> None:
+        """Start a replacement for a discarded worker now, so the next job does not pay for TVM's import."""
+        def replace() -> None:
+            with contextlib.suppress(Exception):
+                self.start()
+
+        threading.Thread(target=replace, name="steptp-sandbox-respawn", daemon=True).start()
 
     def _spawn(self) -> _Worker:
         try:
@@ -287,7 +301,8 @@ class WorkerPool:
                 self._count -= 1
                 self._lock.notify_all()
             raise
-        self.started += 1
+        with self._lock:
+            self.started += 1
         return worker
 
     def _acquire(self) -> _Worker:
@@ -317,6 +332,8 @@ class WorkerPool:
             self._lock.notify_all()
         if healthy and self._closed:
             worker.stop()
+        elif not healthy and self.replace_dead and not self._closed:
+            self._replace_in_background()
 
     # -- running jobs
     def run(self, func: Callable[..., Any], *args: Any, timeout: float | None = None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 
 import pytest
 
@@ -46,10 +47,16 @@ def test_job_exception_is_an_error_and_the_worker_survives(pool: WorkerPool):
 
 def test_segfault_is_a_crash_with_the_signal_named(pool: WorkerPool):
     before = pool.run(probe_pid).value
+    started = pool.started
     result = pool.run(probe_segfault)
     assert result.status is JobStatus.CRASH
     assert result.signal == "SIGSEGV"
     assert "Segmentation fault" in result.log  # faulthandler's report, read back from the dead worker
+    # a replacement starts in the background without waiting for the next job
+    deadline = time.monotonic() + 60
+    while pool.started == started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert pool.started == started + 1
     after = pool.run(probe_pid)
     assert after.ok and after.value != before and after.worker_jobs_before == 0
 
