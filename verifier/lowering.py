@@ -100,7 +100,7 @@ class Lowered:
 _FLOAT_WIDTH = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
 _FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
 _INT_WIDTH = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
-_RESERVED = set(keyword.kwlist) | {"range", "T", "I", "main", "int", "float", "bool", "max", "min"}
+_RESERVED = set(keyword.kwlist) | {"range", "T", "main", "int", "float", "bool", "max", "min"}
 _GPU_VAR = re.compile(r"^([bt])([xyz])")
 _INDEX_DTYPE = "int32"
 _CALL = {"exp": "T.exp", "log": "T.log", "sqrt": "T.sqrt", "erf": "T.erf", "abs": "T.abs",
