@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -9,6 +14,8 @@ from leir.program import load_program
 from steptp_cli.main import main
 
 from .sources import LINEAR_RELU, UNSUPPORTED, write
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()
@@ -80,3 +87,24 @@ def test_stdout_when_no_output_file(linear_file, capsys):
     assert main(["translate", str(linear_file), "--set", "N=2"]) == 0
     text = capsys.readouterr().out
     assert load_program(text).signature.get("A").shape == (2, 32)
+
+
+def test_identical_across_processes_and_hash_seeds(linear_file, tmp_path):
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"p{seed}.leir"
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        command = [sys.executable, "-m", "steptp_cli.main", "translate", str(linear_file), "-o", str(out)]
+        done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        outputs.append((out.read_bytes(), out.with_suffix(".npz").read_bytes()))
+    assert outputs[0] == outputs[1]
+
+
+def test_half_precision_signature(linear_file, tmp_path):
+    out = tmp_path / "half.leir"
+    assert main(["translate", str(linear_file), "--dtype", "f16", "--set", "N=4", "-o", str(out)]) == 0
+    program = load_program(out.read_text())
+    assert {d.dtype for d in program.signature.tensors} == {"f16"}
+    values = np.load(tmp_path / "half.npz")
+    assert values.files and all(values[name].dtype == np.float16 for name in values.files)

@@ -241,6 +241,11 @@ case("flip_roll", lambda: Fn(lambda x: (x.flip(0), torch.flip(x, [0, 1]), torch.
 case("triu_tril_diag", lambda: Fn(lambda x, v: (torch.triu(x), torch.tril(x, -1), x.triu(1), torch.diag(v),
                                                 torch.diag(v, 1), torch.diag(x), torch.diag(v, -2))),
      lambda: [r(4, 4), r(3)])
+case("pad_constant_and_crop", lambda: Fn(lambda x: (F.pad(x, (1, 2)), F.pad(x, (0, 1, 2, 0), value=-1.5),
+                                                    F.pad(x, (-1, 1)), nn.ZeroPad2d(1)(x))),
+     lambda: [r(2, 3, 4)])
+case("interpolate_nearest", lambda: Fn(lambda x: (F.interpolate(x, scale_factor=2), nn.Upsample(size=(5, 3))(x))),
+     lambda: [r(1, 2, 3, 2)])
 case("creation_in_forward", lambda: Fn(lambda x: x + torch.ones(3, 4) + torch.arange(4) + torch.zeros_like(x)
                                        + x.new_full((3, 4), 2.0)), lambda: [r(3, 4)])
 
@@ -346,3 +351,4 @@ def test_default_binds_first_dimension_and_neutral_does_not():
     assert all(b.loops[0].kind == "B" and b.loops[0].var == "tx" for b in bound.program.body.blocks)
     neutral = translate_and_run(model, [r(2, 4)], target_neutral=True)
     assert all(loop.kind == "L" for b in neutral.program.body.blocks for loop in b.loops)
+

@@ -11,6 +11,7 @@ import operator
 from collections import namedtuple
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from leir.ast import Assign
@@ -415,3 +416,73 @@ def fill_like(ctx, *args, **kwargs):
         raise UnsupportedOperatorError("fill", detail="non-uniform fill")
     value = real[0].item() if real.numel() else 0
     return ctx.em.fill(ctx.shape, ctx.dtype, value)
+
+
+@op("pad", F.pad, modules=(nn.ConstantPad1d, nn.ConstantPad2d, nn.ConstantPad3d, nn.ZeroPad1d, nn.ZeroPad2d,
+                           nn.ZeroPad3d))
+def pad(ctx, *args, **kwargs):
+    """Constant padding (negative amounts crop), as a guarded gather like the conv padding copy."""
+    if ctx.module is not None:
+        m, x = args[0], args[1]
+        amounts, mode, value = list(m.padding), "constant", getattr(m, "value", 0.0)
+    else:
+        x = args[0]
+        amounts = list(kwargs.get("pad", args[1] if len(args) > 1 else ()))
+        mode = kwargs.get("mode", args[2] if len(args) > 2 else "constant")
+        value = kwargs.get("value", args[3] if len(args) > 3 else None)
+    if mode != "constant":
+        raise UnsupportedOperatorError("pad", detail=f"mode={mode!r}", supported="mode='constant'")
+    value = 0.0 if value is None else value
+    before = [0] * x.ndim
+    for k in range(len(amounts) // 2):
+        before[x.ndim - 1 - k] = amounts[2 * k]
+    shape = ctx.shape
+
+    def cond(vs):
+        out = None
+        for d, v in enumerate(vs):
+            lo, n = before[d], x.shape[d]
+            if lo > 0 or shape[d] - lo > n:
+                out = E.land(out, E.chain(lo, "<=", v, "<", lo + n))
+        return out
+
+    def index(vs):
+        return [E.isub(v, before[d]) for d, v in enumerate(vs)]
+
+    needs_guard = any(before[d] > 0 or shape[d] - before[d] > x.shape[d] for d in range(x.ndim))
+    return copy_block(ctx, shape, x.dtype, index, x, cond_fn=cond if needs_guard else None, other=value)
+
+
+@op("interpolate", F.interpolate, modules=(nn.Upsample,))
+def interpolate(ctx, *args, **kwargs):
+    """Nearest-neighbour resizing (``mode='nearest'``): output ``i`` reads input ``floor(i*in/out)``."""
+    if ctx.module is not None:
+        m, x = args[0], args[1]
+        mode = m.mode
+        scale = m.scale_factor
+    else:
+        x = args[0]
+        mode = kwargs.get("mode", args[3] if len(args) > 3 else "nearest")
+        scale = kwargs.get("scale_factor", args[2] if len(args) > 2 else None)
+    if mode != "nearest":
+        raise UnsupportedOperatorError("interpolate", detail=f"mode={mode!r}", supported="mode='nearest'")
+    shape = ctx.shape
+    lead = 2
+    scales = scale if isinstance(scale, tuple | list) else [scale] * (x.ndim - lead)
+
+    def index(vs):
+        idx = list(vs[:lead])
+        for j, v in enumerate(vs[lead:]):
+            n_in, n_out = x.shape[lead + j], shape[lead + j]
+            s = scales[j]
+            if s is not None and float(s).is_integer() and n_out == n_in * int(s):
+                idx.append(E.ifloordiv(v, int(s)))
+            elif s is None and n_out % n_in == 0:
+                idx.append(E.ifloordiv(v, n_out // n_in))
+            elif s is None:
+                idx.append(E.ifloordiv(E.imul(v, n_in), n_out))
+            else:
+                raise UnsupportedOperatorError("interpolate", detail=f"non-integer scale_factor {s}")
+        return idx
+
+    return copy_block(ctx, shape, x.dtype, index, x)
