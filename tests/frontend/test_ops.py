@@ -246,6 +246,12 @@ case("pad_constant_and_crop", lambda: Fn(lambda x: (F.pad(x, (1, 2)), F.pad(x, (
      lambda: [r(2, 3, 4)])
 case("interpolate_nearest", lambda: Fn(lambda x: (F.interpolate(x, scale_factor=2), nn.Upsample(size=(5, 3))(x))),
      lambda: [r(1, 2, 3, 2)])
+case("embedding_module", lambda: nn.Embedding(6, 3), lambda: [ints(6, 2, 3)])
+case("gathers", lambda: Fn(lambda x, i, j: (F.embedding(i, x), torch.gather(x, 1, j),
+                                            x.index_select(0, i[0]), F.one_hot(i, 6).to(x.dtype))),
+     lambda: [r(6, 4), ints(6, 2, 3), ints(4, 6, 2)])
+case("repeat_interleave_glu", lambda: Fn(lambda x: (x.repeat_interleave(2, dim=1), torch.repeat_interleave(x, 3),
+                                                    F.glu(x, 0), nn.GLU()(x))), lambda: [r(4, 6)])
 case("creation_in_forward", lambda: Fn(lambda x: x + torch.ones(3, 4) + torch.arange(4) + torch.zeros_like(x)
                                        + x.new_full((3, 4), 2.0)), lambda: [r(3, 4)])
 

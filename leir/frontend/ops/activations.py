@@ -208,3 +208,25 @@ def prelu(ctx, *args):
 
 def ite_prelu(x, w):
     return E.ite(E.cmp(x, ">", 0), x, E.mul(w, x))
+
+
+@op("glu", F.glu, modules=(nn.GLU,))
+def glu(ctx, *args, **kwargs):
+    """``a * sigmoid(b)`` for the two halves of ``dim``."""
+    if ctx.module is not None:
+        x, dim = args[1], args[0].dim
+    else:
+        x, dim = args[0], kwargs.get("dim", args[1] if len(args) > 1 else -1)
+    dim %= x.ndim
+    half = x.shape[dim] // 2
+    from leir.ast import Assign
+
+    out = ctx.em.fresh(ctx.shape, ctx.dtype)
+
+    def body(*vs):
+        second = list(vs)
+        second[dim] = E.iadd(vs[dim], half)
+        return Assign(out.ref(*vs), E.mul(x.ref(*vs), E.sigmoid(x.ref(*second))))
+
+    ctx.em.block(ctx.shape, body)
+    return out

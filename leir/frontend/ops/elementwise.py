@@ -56,6 +56,10 @@ def mul(ctx, a, b, *, out=None):
 def truediv(ctx, a, b, *, rounding_mode=None, out=None):
     if rounding_mode is not None and ctx.dtype in ("f16", "f32", "f64", "bf16"):
         raise UnsupportedOperatorError("div", detail=f"rounding_mode={rounding_mode!r} on floats")
+    if rounding_mode == "trunc" and ctx.dtype != "bool":
+        # LEIR's integer '/' floors; truncation differs for negative quotients
+        raise UnsupportedOperatorError("div", detail="rounding_mode='trunc' on integers",
+                                       supported="rounding_mode='floor' or true division")
     return ew(ctx, [a, b], E.div)
 
 

@@ -486,3 +486,62 @@ def interpolate(ctx, *args, **kwargs):
         return idx
 
     return copy_block(ctx, shape, x.dtype, index, x)
+
+
+@op("embedding", F.embedding, modules=(nn.Embedding,))
+def embedding(ctx, *args, **kwargs):
+    """``out[..., d] = weight[index[...], d]``: a gather through a nested integer tensor reference."""
+    if ctx.module is not None:
+        m, index = args[0], args[1]
+        if m.max_norm is not None:
+            raise UnsupportedOperatorError("embedding", detail="max_norm (renormalises the table in place)")
+        weight = ctx.known(m.weight)
+    else:
+        index, weight = args[0], kwargs.get("weight", args[1] if len(args) > 1 else None)
+        if kwargs.get("max_norm") is not None:
+            raise UnsupportedOperatorError("embedding", detail="max_norm")
+    return copy_block(ctx, ctx.shape, weight.dtype, lambda vs: [index.ref(*vs[:-1]), vs[-1]], weight)
+
+
+@op("gather", torch.gather, methods=("gather",))
+def gather(ctx, x, dim, index, *, sparse_grad=False):
+    dim %= x.ndim
+
+    def idx(vs):
+        out = list(vs)
+        out[dim] = index.ref(*vs)
+        return out
+
+    return copy_block(ctx, index.shape, x.dtype, idx, x)
+
+
+@op("index_select", torch.index_select, methods=("index_select",))
+def index_select(ctx, x, dim, index):
+    dim %= x.ndim
+
+    def idx(vs):
+        out = list(vs)
+        out[dim] = index.ref(vs[dim]) if index.ndim else index.ref()
+        return out
+
+    return copy_block(ctx, ctx.shape, x.dtype, idx, x)
+
+
+@op("repeat_interleave", torch.repeat_interleave, methods=("repeat_interleave",))
+def repeat_interleave(ctx, x, repeats, dim=None, *, output_size=None):
+    if not isinstance(repeats, int):
+        raise UnsupportedOperatorError("repeat_interleave", detail="per-element repeat counts")
+    if dim is None:
+        flat = reshape_to(ctx, x, (x.numel,))
+        return copy_block(ctx, ctx.shape, x.dtype, lambda vs: [E.ifloordiv(vs[0], repeats)], flat)
+    dim %= x.ndim
+    return copy_block(ctx, ctx.shape, x.dtype,
+                      lambda vs: [E.ifloordiv(v, repeats) if k == dim else v for k, v in enumerate(vs)], x)
+
+
+@op("one_hot", F.one_hot)
+def one_hot(ctx, index, num_classes=-1):
+    out = ctx.em.fresh(ctx.shape, ctx.dtype)
+    ctx.em.block(ctx.shape, lambda *vs: Assign(out.ref(*vs),
+                                               E.ite(E.cmp(index.ref(*vs[:-1]), "==", vs[-1]), 1, 0)))
+    return out
