@@ -9,6 +9,7 @@ rather than producing a plausible but wrong program.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,8 +175,10 @@ class _Translator:
         if "out" in kwargs and kwargs["out"] is None:
             kwargs = {k: v for k, v in kwargs.items() if k != "out"}
         if not _is_real_tensor_result(real):
-            if (_has_tensor(args) or _has_tensor(kwargs)) and name in DATA_DEPENDENT:
-                raise UnsupportedOperatorError(name, detail="depends on tensor values")
+            if (_has_tensor(args) or _has_tensor(kwargs)) and not _metadata_query(node, args):
+                raise UnsupportedOperatorError(
+                    name, detail="a non-tensor result computed from tensor values (or a side effect)",
+                    supported="shape queries: size, dim, numel, shape, dtype, ndim, len")
             return real  # sizes, shape arithmetic, dtypes: concrete values
         if name not in self.ops_seen:
             self.ops_seen.append(name)
@@ -229,6 +232,27 @@ class _Translator:
                 self.block_sources.append(None)
             result.append(value)
         return result
+
+
+_METADATA_METHODS = {"size", "dim", "numel", "nelement", "ndimension", "type", "get_device", "is_contiguous",
+                     "element_size", "is_floating_point"}
+_METADATA_ATTRS = {"shape", "dtype", "ndim", "device", "is_cuda", "requires_grad", "layout", "T_shape"}
+
+
+def _metadata_query(node: fx.Node, args) -> bool:
+    """Whether a non-tensor result only describes tensors' metadata (safe to take from the concrete run)."""
+    if node.op == "call_method":
+        return str(node.target) in _METADATA_METHODS
+    if node.op == "call_function":
+        if node.target is getattr:
+            return len(args) > 1 and args[1] in _METADATA_ATTRS
+        if node.target in (len, torch.numel, torch.is_tensor, torch.is_floating_point, isinstance):
+            return True
+        if node.target is operator.getitem:
+            return not isinstance(args[0], Tensor)
+        # arithmetic on sizes: every tensor argument is only there as a value we already know
+        return False
+    return False
 
 
 def _flat_tensors(value: Any) -> list[Tensor]:

@@ -55,3 +55,24 @@ def test_file_without_model_is_a_source_error(tmp_path):
     path = write(tmp_path, "empty.py", "X = 1\n")
     with pytest.raises(SourceError):
         translate_file(path)
+
+
+def test_non_tensor_results_from_tensor_values_are_refused():
+    class Truthy(nn.Module):
+        def forward(self, x):
+            return x * x.sum().tolist()
+
+    with pytest.raises(UnsupportedOperatorError) as info:
+        translate_module(Truthy(), [torch.randn(3)])
+    assert info.value.operator == "tolist"
+
+
+def test_item_assignment_is_a_clear_trace_error():
+    class SetItem(nn.Module):
+        def forward(self, x):
+            y = x.clone()
+            y[0] = 1.0
+            return y
+
+    with pytest.raises(LeirError, match="item assignment"):
+        translate_module(SetItem(), [torch.randn(3, 2)])

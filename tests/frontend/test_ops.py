@@ -325,6 +325,7 @@ case("dropout_eval_identity", lambda: nn.Sequential(nn.Dropout(0.5), nn.Linear(3
      lambda: [r(4, 3)])
 
 
+
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_operator_matches_pytorch(name, dtype):

@@ -545,3 +545,4 @@ def one_hot(ctx, index, num_classes=-1):
     ctx.em.block(ctx.shape, lambda *vs: Assign(out.ref(*vs),
                                                E.ite(E.cmp(index.ref(*vs[:-1]), "==", vs[-1]), 1, 0)))
     return out
+
