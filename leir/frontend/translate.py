@@ -44,7 +44,8 @@ class Translation:
     values: dict[str, np.ndarray]
     input_names: tuple[str, ...]
     output_names: tuple[str, ...]
-    #: Operators met, in graph order, once each (fx target names).
+    #: Operators met, in graph order, once each (registry names: ``linear``, ``conv``, ``relu``...;
+    #: the fx target's name for tensors created from nothing).
     ops_seen: tuple[str, ...]
     #: ``file:line`` of the source operation behind each top-level block (``None`` when unknown).
     source_lines: tuple[str | None, ...]
@@ -180,13 +181,13 @@ class _Translator:
                     name, detail="a non-tensor result computed from tensor values (or a side effect)",
                     supported="shape queries: size, dim, numel, shape, dtype, ndim, len")
             return real  # sizes, shape arithmetic, dtypes: concrete values
-        if name not in self.ops_seen:
-            self.ops_seen.append(name)
         if not (_has_tensor(args) or _has_tensor(kwargs)) and node.op != "call_module":
+            self._seen(name)
             return self.creation(node, real, name)
         entry = lookup(node, gm_module)
         if entry is None:
             raise UnsupportedOperatorError(name, supported=supported_summary())
+        self._seen(entry.name)
         ctx = Ctx(self.em, node, real, module)
         if node.op == "call_module":
             result = entry.fn(ctx, module, *args, **kwargs)
@@ -196,6 +197,10 @@ class _Translator:
         if _inplace(node, module) and node.args and isinstance(node.args[0], fx.Node):
             self.env[node.args[0]] = result
         return result
+
+    def _seen(self, name: str) -> None:
+        if name not in self.ops_seen:
+            self.ops_seen.append(name)
 
     def creation(self, node: fx.Node, real: Any, name: str) -> Any:
         """A tensor made from no tensor: a fill when uniform, else a constant with its values."""
