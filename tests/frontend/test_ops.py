@@ -359,3 +359,26 @@ def test_default_binds_first_dimension_and_neutral_does_not():
     neutral = translate_and_run(model, [r(2, 4)], target_neutral=True)
     assert all(loop.kind == "L" for b in neutral.program.body.blocks for loop in b.loops)
 
+
+
+#: Cases whose index arithmetic, guards or recurrences are the most delicate for the TVM lowering.
+LLVM_CASES = [
+    "conv1d_stride_pad_dil", "conv2d_groups", "conv_transpose2d_groups_dil", "conv_transpose2d_big_padding",
+    "max_pool2d_ceil", "avg_pool2d_exclude_pad", "adaptive_avg_uneven", "adaptive_max", "cumsum_cumprod",
+    "cumsum_1d", "argmax_ties_first", "sdpa_gqa", "sdpa_masks", "gather_index", "gathers",
+    "cross_entropy_ignore_index", "triu_tril_diag", "flip_roll", "view_reshape_flatten", "group_norm",
+    "batch_norm_train", "logsumexp", "pad_constant_and_crop", "einsum_three_and_trace", "cast_int_float",
+]
+
+
+def _llvm_runner(program, arrays):
+    from verifier.build import build
+
+    return build(program, "llvm").run(arrays)
+
+
+@pytest.mark.parametrize("name", LLVM_CASES)
+def test_operator_on_llvm_matches_pytorch(name):
+    model_factory, inputs_factory = CASES[name]
+    torch.manual_seed(0)
+    translate_and_run(model_factory(), inputs_factory(), "f64", runner=_llvm_runner)

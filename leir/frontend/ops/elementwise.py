@@ -95,8 +95,14 @@ def pos(ctx, a):
 @op("pow", operator.pow, torch.pow, methods=("pow", "pow_", "__pow__"))
 def pow_(ctx, a, b):
     if isinstance(b, int | float) and not isinstance(b, bool):
-        if b == 2:
-            return ew(ctx, [a], lambda x: E.mul(x, x))
+        if b in (2, 3, 4):  # exact and sign-safe for negative bases, unlike a float pow
+            def power(x):
+                out = x
+                for _ in range(int(b) - 1):
+                    out = E.mul(out, x)
+                return out
+
+            return ew(ctx, [a], power)
         if b == 1:
             return ew(ctx, [a], lambda x: x)
         if b == 0.5:
