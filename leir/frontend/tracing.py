@@ -78,26 +78,45 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
 
 
 class _Recorder(fx.Interpreter):
+    """Runs the graph, keeping for each node only what translation needs.
+
+    Tensor results are kept as *meta* tensors (shape and dtype, no storage), so translating a
+    paper-sized model does not hold every activation in memory; real values are snapshotted only for
+    parameters/attributes and for tensors created from no tensor input (they become constants).
+    """
+
     def __init__(self, gm: fx.GraphModule) -> None:
         super().__init__(gm)
         self.values: dict[fx.Node, Any] = {}
 
     def run_node(self, n: fx.Node) -> Any:
         result = super().run_node(n)
-        self.values[n] = _snapshot(result)
+        from_tensors = any(_holds_tensor(self.values.get(i)) for i in n.all_input_nodes)
+        keep_values = n.op == "get_attr" or (n.op != "placeholder" and not from_tensors)
+        self.values[n] = _snapshot(result, keep_values)
         return result
 
 
-def _snapshot(value: Any) -> Any:
-    """A copy that later in-place operators cannot change."""
+def _holds_tensor(value: Any) -> bool:
     if isinstance(value, torch.Tensor):
-        return value.detach().clone()
+        return True
+    if isinstance(value, list | tuple):
+        return any(_holds_tensor(v) for v in value)
+    return False
+
+
+def _snapshot(value: Any, keep_values: bool) -> Any:
+    """A copy later in-place operators cannot change: a clone, or a storage-less meta tensor."""
+    if isinstance(value, torch.Tensor):
+        if keep_values:
+            return value.detach().clone()
+        return torch.empty(value.shape, dtype=value.dtype, device="meta")
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
-        return tuple(_snapshot(v) for v in value)
+        return tuple(_snapshot(v, keep_values) for v in value)
     if isinstance(value, list):
-        return [_snapshot(v) for v in value]
+        return [_snapshot(v, keep_values) for v in value]
     if hasattr(value, "_fields"):  # torch.return_types namedtuples
-        return type(value)(tuple(_snapshot(v) for v in value))
+        return type(value)(tuple(_snapshot(v, keep_values) for v in value))
     return value
 
 

@@ -411,10 +411,21 @@ def diagonal(ctx, x, offset=0, dim1=0, dim2=1):
 @op("fill_like", torch.zeros_like, torch.ones_like, torch.full_like,
     methods=("new_zeros", "new_ones", "new_full", "zero_", "fill_"))
 def fill_like(ctx, *args, **kwargs):
-    real = ctx.real.reshape(-1)
-    if real.numel() and not bool((real == real[0]).all()):
-        raise UnsupportedOperatorError("fill", detail="non-uniform fill")
-    value = real[0].item() if real.numel() else 0
+    """A uniform tensor of the node's shape; the value comes from the call, never from the data."""
+    target = ctx.node.target
+    name = target if isinstance(target, str) else getattr(target, "__name__", "")
+    if name in ("zeros_like", "new_zeros", "zero_"):
+        value = 0
+    elif name in ("ones_like", "new_ones"):
+        value = 1
+    elif name == "full_like":
+        value = kwargs.get("fill_value", args[1] if len(args) > 1 else None)
+    elif name == "new_full":
+        value = kwargs.get("fill_value", args[2] if len(args) > 2 else None)
+    else:  # fill_
+        value = kwargs.get("value", args[1] if len(args) > 1 else None)
+    if not isinstance(value, int | float | bool):
+        raise UnsupportedOperatorError(name, detail="fill value that is not a Python number")
     return ctx.em.fill(ctx.shape, ctx.dtype, value)
 
 
