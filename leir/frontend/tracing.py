@@ -124,8 +124,12 @@ def run_concrete(gm: fx.GraphModule, inputs: list[Any]) -> dict[fx.Node, Any]:
     """Every node's value on (copies of) the real inputs."""
     recorder = _Recorder(gm)
     copies = [v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]
-    with torch.no_grad():
-        recorder.run(*copies)
+    try:
+        with torch.no_grad():
+            recorder.run(*copies)
+    except Exception as exc:
+        raise FrontendError(
+            f"running the traced model on its inputs failed: {type(exc).__name__}: {exc}") from exc
     return recorder.values
 
 

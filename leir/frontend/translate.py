@@ -9,6 +9,7 @@ rather than producing a plausible but wrong program.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import operator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,11 +189,16 @@ class _Translator:
         if entry is None:
             raise UnsupportedOperatorError(name, supported=supported_summary())
         self._seen(entry.name)
+        if node.op != "call_module" and "input" in kwargs:  # F.op(input=x, ...) reads like F.op(x, ...)
+            kwargs = dict(kwargs)
+            args = (kwargs.pop("input"), *args)
         ctx = Ctx(self.em, node, real, module)
-        if node.op == "call_module":
-            result = entry.fn(ctx, module, *args, **kwargs)
-        else:
-            result = entry.fn(ctx, *args, **kwargs)
+        call_args = (ctx, module, *args) if node.op == "call_module" else (ctx, *args)
+        try:
+            inspect.signature(entry.fn).bind(*call_args, **kwargs)
+        except TypeError as exc:
+            raise UnsupportedOperatorError(entry.name, detail=f"this argument pattern ({exc})") from None
+        result = entry.fn(*call_args, **kwargs)
         _check_result(name, result, real)
         if _inplace(node, module) and node.args and isinstance(node.args[0], fx.Node):
             self.env[node.args[0]] = result

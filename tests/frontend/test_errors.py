@@ -76,3 +76,25 @@ def test_item_assignment_is_a_clear_trace_error():
 
     with pytest.raises(LeirError, match="item assignment"):
         translate_module(SetItem(), [torch.randn(3, 2)])
+
+
+def test_keyword_input_calls_translate():
+    class Keywords(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(4, 3))
+
+        def forward(self, x):
+            return torch.nn.functional.relu(input=torch.nn.functional.linear(input=x, weight=self.w))
+
+    translation = translate_module(Keywords(), [torch.randn(2, 3)])
+    assert translation.ops_seen == ("linear", "relu")
+
+
+def test_model_that_fails_on_its_own_inputs_is_a_frontend_error():
+    class Broken(nn.Module):
+        def forward(self, x):
+            return x @ x  # (2, 3) @ (2, 3) does not run
+
+    with pytest.raises(LeirError, match="failed"):
+        translate_module(Broken(), [torch.randn(2, 3)])
