@@ -252,6 +252,10 @@ case("gathers", lambda: Fn(lambda x, i, j: (F.embedding(i, x), torch.gather(x, 1
      lambda: [r(6, 4), ints(6, 2, 3), ints(4, 6, 2)])
 case("repeat_interleave_glu", lambda: Fn(lambda x: (x.repeat_interleave(2, dim=1), torch.repeat_interleave(x, 3),
                                                     F.glu(x, 0), nn.GLU()(x))), lambda: [r(4, 6)])
+case("hyperbolic_logit", lambda: Fn(lambda x: torch.sinh(x) + torch.cosh(x) + torch.asinh(x) + torch.atanh(x * 0.5)
+                                    + torch.logit(torch.sigmoid(x)) + torch.exp2(x) + torch.acosh(x.abs() + 1)),
+     lambda: [r(3, 4) * 0.5])
+case("softmin_softmax2d", lambda: nn.Sequential(nn.Softmin(dim=1), nn.Softmax2d()), lambda: [r(2, 3, 4, 2)])
 case("creation_in_forward", lambda: Fn(lambda x: x + torch.ones(3, 4) + torch.arange(4) + torch.zeros_like(x)
                                        + x.new_full((3, 4), 2.0)), lambda: [r(3, 4)])
 

@@ -138,6 +138,13 @@ _unary("expm1", lambda x: E.sub(E.exp(x), 1), torch.expm1, methods=("expm1",))
 _unary("log1p", lambda x: E.log(E.add(1, x)), torch.log1p, methods=("log1p",))
 _unary("log2", lambda x: E.div(E.log(x), E.lit(0.6931471805599453)), torch.log2, methods=("log2",))
 _unary("log10", lambda x: E.div(E.log(x), E.lit(2.302585092994046)), torch.log10, methods=("log10",))
+_unary("exp2", lambda x: E.exp(E.mul(x, E.lit(0.6931471805599453))), torch.exp2, methods=("exp2",))
+_unary("sinh", lambda x: E.div(E.sub(E.exp(x), E.exp(E.neg(x))), 2), torch.sinh, methods=("sinh",))
+_unary("cosh", lambda x: E.div(E.add(E.exp(x), E.exp(E.neg(x))), 2), torch.cosh, methods=("cosh",))
+_unary("asinh", lambda x: E.log(E.add(x, E.sqrt(E.add(E.mul(x, x), 1)))), torch.asinh, methods=("asinh",))
+_unary("acosh", lambda x: E.log(E.add(x, E.sqrt(E.sub(E.mul(x, x), 1)))), torch.acosh, methods=("acosh",))
+_unary("atanh", lambda x: E.mul(0.5, E.log(E.div(E.add(1, x), E.sub(1, x)))), torch.atanh, methods=("atanh",))
+_unary("logit", lambda x: E.log(E.div(x, E.sub(1, x))), torch.logit, methods=("logit",))
 _unary("sign", lambda x: E.ite(E.cmp(x, ">", 0), 1, E.ite(E.cmp(x, "<", 0), -1, 0)), torch.sign,
        methods=("sign",))
 

@@ -209,6 +209,18 @@ def softmax(ctx, *args, **kwargs):
     return softmax_into(ctx, x, dim)
 
 
+@op("softmin", F.softmin, modules=(nn.Softmin,))
+def softmin(ctx, *args, **kwargs):
+    x, dim = _softmax_args(ctx, args, kwargs)
+    negated = ctx.em.elementwise(x.shape, ctx.dtype, [x], E.neg)
+    return softmax_into(ctx, negated, dim)
+
+
+@op("softmax2d", modules=(nn.Softmax2d,))
+def softmax2d(ctx, module, x):
+    return softmax_into(ctx, x, -3)
+
+
 @op("log_softmax", F.log_softmax, torch.log_softmax, methods=("log_softmax",), modules=(nn.LogSoftmax,))
 def log_softmax(ctx, *args, **kwargs):
     x, dim = _softmax_args(ctx, args, kwargs)
