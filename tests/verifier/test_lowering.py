@@ -427,3 +427,52 @@ def test_build_reuses_a_lowering_for_the_same_kind_and_relowers_for_another():
 
 def test_build_error_is_a_lowering_error():
     assert issubclass(BuildError, LoweringError) and issubclass(GpuLimitError, LoweringError)
+
+
+# ------------------------------------------------------------------------------- tokens and CLI
+
+
+def test_token_counts_of_the_three_forms():
+    from leir.printer import canonical
+    from verifier.tokens import count_tokens, geomean, program_tokens, summary
+
+    program = prog(SOFTMAX)
+    counts = program_tokens(program)
+    assert counts.leir == count_tokens(canonical(program.body)) > 0
+    assert counts.tir == count_tokens(lower(program, "cuda").script)
+    assert counts.tir_target == "cuda" and counts.cuda is not None
+    assert counts.leir < counts.tir and counts.cuda < counts.cuda_full
+    assert counts.to_json()["leir_per_tir"] == pytest.approx(counts.leir / counts.tir, abs=1e-6)
+    over = one("input A: f32[2048, 1]\noutput C: f32[2048, 1]", "B^{2048}_{tx=0}[C^{f32,g}_{tx,0}=A^{f32,g}_{tx,0};];")
+    refused = program_tokens(over)
+    assert refused.cuda is None and refused.tir_target == "llvm" and "threadIdx.x" in refused.note
+    stats = summary([counts, refused])
+    assert stats["programs"] == 2 and stats["with_cuda"] == 1
+    assert stats["geomean_leir_per_tir"] == pytest.approx(geomean([counts.leir_per_tir, refused.leir_per_tir]))
+    assert geomean([2.0, 8.0]) == pytest.approx(4.0)
+
+
+def test_cli_lower_and_tokens(tmp_path, capsys):
+    import json
+
+    from steptp_cli.main import main as steptp
+
+    path = tmp_path / "softmax.leir"
+    path.write_text(SOFTMAX, encoding="utf-8")
+    assert steptp(["lower", str(path), "--to", "tir"]) == 0
+    assert capsys.readouterr().out == lower(prog(SOFTMAX)).script
+    assert steptp(["lower", str(path), "--to", "cuda", "--target", "cuda:sm_80"]) == 0
+    assert "__global__" in capsys.readouterr().out
+    assert steptp(["lower", str(path), "--to", "cuda", "--target", "llvm"]) == 2
+    assert steptp(["lower", str(path), "--target", "{not json"]) == 2
+    assert steptp(["lower", str(tmp_path / "missing.leir")]) == 2
+    bad = tmp_path / "bad.leir"
+    bad.write_text(SOFTMAX.replace("output C: f64[4, 8]", "output C: f64[4, 9]"), encoding="utf-8")
+    assert steptp(["lower", str(bad)]) == 1
+    capsys.readouterr()
+    assert steptp(["tokens", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["programs"][0]["file"] == str(path) and report["summary"]["programs"] == 1
+    assert 0 < report["programs"][0]["leir_per_tir"] < 1
+    assert steptp(["tokens", str(path), str(bad)]) == 1
+    assert "geomean over 1" in capsys.readouterr().out
