@@ -48,9 +48,7 @@ class Kernel:
             raise LoweringError(f"a {self.target['kind']} kernel cannot run on this machine")
         args = []
         for p in self.params:
-            if p.dtype == "bf16":
-                raise LoweringError("bf16 tensors cannot be passed from numpy; run this program in f32")
-            dtype = numpy_dtype(p.dtype)
+            dtype = _storage_dtype(p.dtype)
             if p.role == "output":
                 array = np.zeros(p.shape, dtype=dtype)
             else:
@@ -70,8 +68,10 @@ class Kernel:
             tvm_a.call(self.executable, args)
         except tvm_a.AdapterError as exc:
             raise BuildError(str(exc)) from exc
-        return {p.name: tvm_a.to_numpy(a) for p, a in zip(self.params, args, strict=True)
-                if p.role == "output"}
+        out = {p.name: tvm_a.to_numpy(a) for p, a in zip(self.params, args, strict=True)
+               if p.role == "output"}
+        # bf16 comes back as float32 holding the bf16 values, like the interpreter's arrays
+        return {name: (v.astype(np.float32) if v.dtype.name == "bfloat16" else v) for name, v in out.items()}
 
     def time(self, arrays: Mapping[str, np.ndarray], *, number: int = 1, repeat: int = 3,
              min_repeat_ms: int = 0) -> list[float]:
@@ -88,6 +88,15 @@ class Kernel:
         if kind not in found:
             raise KeyError(f"no {kind!r} source in this build (have: {', '.join(sorted(found))})")
         return found[kind]
+
+
+def _storage_dtype(dtype: str) -> np.dtype:
+    """The numpy dtype TVM exchanges a LEIR dtype in (``bf16`` through ``ml_dtypes``, as TVM expects)."""
+    if dtype == "bf16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return numpy_dtype(dtype)
 
 
 def build(program_or_lowered: Program | Lowered, target: str | dict[str, Any] = "llvm", *,

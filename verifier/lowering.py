@@ -25,16 +25,31 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
 * Guarded reads: any tensor index whose range over the loops can leave the tensor (``D_{a-1}`` under
   ``a-1<0``, padding reads) is clamped into range, so evaluating both sides of ``T.if_then_else`` never
   touches memory outside a buffer; the discarded value does not matter.
-* Loops: ``L`` serial, ``P`` ``T.parallel``, ``V`` ``T.vectorized``, ``U`` ``T.unroll``. ``B`` on cuda is
-  ``T.thread_binding``: a variable ``b<x|y|z>…`` binds ``blockIdx``, ``t<x|y|z>…`` binds ``threadIdx``, any
-  other name binds ``threadIdx.x``. ``B`` on the CPU: block axes become ``T.parallel`` and thread axes stay
-  serial; a block axis that some statement inside it reduces over (absent from its LHS) or carries a
-  recurrence along stays serial too. LLVM cannot nest parallel loops, so a parallel loop (``P`` or mapped
-  ``B``) inside another becomes serial.
-* cuda: a top-level block without any ``B`` loop runs in a unit launch (one block, one thread); a
-  reduction over a ``threadIdx`` loop uses TVM's cross-thread reduction; a statement that would race across
-  ``blockIdx`` (or across threads without a ``T.init`` reduction) is refused with a ``LoweringError``.
-  GPU limits (threads per block, per-axis extents, static shared memory) are checked before building.
+* Loops: ``L`` serial, ``P`` ``T.parallel``, ``V`` ``T.vectorized``, ``U`` ``T.unroll``. Kinds never change
+  the result (the language's rule), so a ``P``/``V``/``B`` loop along which a statement inside depends on
+  itself — a *race axis*: an enclosing variable absent from the LHS subscript (reductions, accumulations,
+  last-writer assignments) or the axis a recurrence carries — is emitted serial. Only one vectorised level
+  per nest (TVM cannot build nested ``T.vectorized``); LLVM cannot nest parallel loops, so a parallel loop
+  (``P`` or mapped ``B``) inside another is serial.
+* ``B`` on the CPU (deterministic): block axes (``b<x|y|z>…``) become ``T.parallel`` unless they are race
+  axes; thread axes (``t<x|y|z>…``, and any other name) stay serial.
+* ``B`` on cuda is ``T.thread_binding``: ``b<x|y|z>…`` binds ``blockIdx``, ``t<x|y|z>…`` binds ``threadIdx``,
+  any other name binds ``threadIdx.x`` (a second binding of the same axis inside one is a
+  ``LoweringError``). Each top-level block is its own launch; one without any ``B`` loop runs in a unit
+  launch (``u_bx``/``u_tx``: one block, one thread). Loops outside the bindings run on the host and are
+  serial (TVM cannot unroll or vectorise around a launch); ``P`` is serial on cuda; ``V`` is vectorised
+  only for widths CUDA has vector types for (2 or 4 lanes of 32-bit, 2 of 64-bit), serial otherwise.
+  ``shared``/``local`` intermediates are allocated inside their kernel (shared: under the leading
+  ``blockIdx`` loops; local: under all leading bound loops); one used by two top-level blocks, or one that
+  would need a whole-tensor fill, is a ``LoweringError``. A reduction over a ``threadIdx`` loop uses TVM's
+  cross-thread reduction (combiners ``+ * max min``, reduce loops innermost; ``max``/``min`` start from the
+  dtype's finite extreme, TVM's reducer identity, instead of ``∓inf``); any other dependence across a
+  bound loop (``blockIdx`` reductions, accumulations) would race and is a ``LoweringError``. GPU limits
+  (threads per block ≤ 1024, x/y ≤ 1024 and z ≤ 64 threads, grid y/z ≤ 65535, static shared memory ≤ 48 KB)
+  are checked before building and raise ``GpuLimitError`` naming the loop or tensor.
+* Indices are int32 (every corpus tensor has < 2^31 elements; a larger tensor is a ``LoweringError``).
+  ``bool`` statements compute in i64 and store ``value != 0``; a read annotated with another dtype than
+  the tensor's converts the stored value to the annotation first (as the interpreter does).
 """
 
 from __future__ import annotations
@@ -133,13 +148,9 @@ def to_tvmscript(program: A.Program, target: str | dict[str, Any] = "llvm", *,
 
 
 def _check(program: A.Program) -> ProgramInfo:
-    from leir.checker import check
-    from leir.errors import LeirCheckError
+    from leir.checker import require_valid
 
-    info = check(program)
-    if not info.ok:
-        raise LeirCheckError(info.errors)
-    return info
+    return require_valid(program)
 
 
 # ---------------------------------------------------------------------------------------------- types
@@ -286,6 +297,10 @@ class _Writer:
     # ---- program -------------------------------------------------------------------------------
     def run(self) -> str:
         sig = self.program.signature
+        for t in self.info.tensors.values():
+            if _numel(t.shape) >= 2**31:
+                raise LoweringError(f"tensor {t.name} has {_numel(t.shape)} elements; the lowering indexes "
+                                    "with int32 (every corpus tensor fits), larger tensors are not supported")
         params = ", ".join(
             f"{self.tnames[d.name]}: T.Buffer({_shape(self.info.tensors[d.name].shape)}, "
             f"\"{_tvm_dtype(self.info.tensors[d.name].dtype)}\")"
@@ -794,10 +809,15 @@ def _shape(shape: tuple[int, ...]) -> str:
     return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
-def _nbytes(dtype: str, shape: tuple[int, ...]) -> int:
+def _numel(shape: tuple[int, ...]) -> int:
     size = 1
     for n in shape:
         size *= n
+    return size
+
+
+def _nbytes(dtype: str, shape: tuple[int, ...]) -> int:
+    size = _numel(shape)
     width = 1 if dtype == "bool" else (_FLOAT_WIDTH.get(dtype) or _INT_WIDTH[dtype]) // 8
     return size * width
 

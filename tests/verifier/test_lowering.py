@@ -476,3 +476,28 @@ def test_cli_lower_and_tokens(tmp_path, capsys):
     assert 0 < report["programs"][0]["leir_per_tir"] < 1
     assert steptp(["tokens", str(path), str(bad)]) == 1
     assert "geomean over 1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "u8", "i8", "i16", "u32"])
+def test_narrow_and_unsigned_dtypes_build_for_both_targets_and_run(dtype):
+    floaty = dtype in ("f16", "bf16")
+    a = f"A^{{{dtype},g}}_{{a,c}}"
+    value = f"exp({a})*0.5+max({a},0)" if floaty else f"{a}//2+{a}%3"
+    p = one(f"input A: {dtype}[4, 3]\noutput D: {dtype}[4]",
+            f"L^{{4}}_{{a=0}}L^{{3}}_{{c=0}}[C^{{{dtype},g}}_{{a,c}}={value};];"
+            f"L^{{4}}_{{a=0}}L^{{3}}_{{c=0}}[D^{{{dtype},g}}_{{a}}=D^{{{dtype},g}}_{{a}}+C^{{{dtype},g}}_{{a,c}};];")
+    assert "__global__" in cuda_source(p)
+    values = (np.random.default_rng(0).random((4, 3)) * 5).astype(np.float32)
+    if not floaty:
+        values = values.astype({"u8": np.uint8, "i8": np.int8, "i16": np.int16, "u32": np.uint32}[dtype])
+    got = build(p).run({"A": values})["D"]
+    expected = interpret(p, {"A": values})["D"]
+    tol = {"f16": 2e-2, "bf16": 5e-2}.get(dtype, 0)
+    np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64), rtol=tol, atol=tol)
+
+
+def test_tensors_beyond_int32_indexing_are_refused_clearly():
+    p = one("input A: f32[65536, 32768]\noutput C: f32[65536, 32768]",
+            "L^{65536}_{a=0}L^{32768}_{c=0}[C^{f32,g}_{a,c}=A^{f32,g}_{a,c};];")
+    with pytest.raises(LoweringError, match="int32"):
+        to_tvmscript(p)
