@@ -247,7 +247,7 @@ class _Translator:
 
 _METADATA_METHODS = {"size", "dim", "numel", "nelement", "ndimension", "type", "get_device", "is_contiguous",
                      "element_size", "is_floating_point"}
-_METADATA_ATTRS = {"shape", "dtype", "ndim", "device", "is_cuda", "requires_grad", "layout", "T_shape"}
+_METADATA_ATTRS = {"shape", "dtype", "ndim", "device", "is_cuda", "requires_grad", "layout"}
 
 
 def _metadata_query(node: fx.Node, args) -> bool:
