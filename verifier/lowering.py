@@ -516,8 +516,18 @@ class _Writer:
                      use_init: bool) -> None:
         races = self._race_vars(path, stmt, loops)
         scope = self.info.tensors[stmt.target.name].scope
-        if scope in ("s", "l"):  # shared is private to a block, local to a thread
-            races = {v for v in races if not (scope == "l" or _thread_tag(v).startswith("blockIdx"))}
+        if scope in ("s", "l"):
+            # shared is private to a block, local to a thread: a plain write along such an axis is each
+            # copy's own, but a dependence carried along it (sequentially one tensor) would be split
+            private = {lp.var for lp in loops if lp.kind == "B" and lp.var in races
+                       and (scope == "l" or _thread_tag(lp.var).startswith("blockIdx"))}
+            if private and self._kind(path) is not StmtKind.ASSIGN:
+                var = sorted(private)[0]
+                raise LoweringError(
+                    f"statement {_stmt_text(stmt)} (at {_pstr(path)}) carries {stmt.target.name} along the "
+                    f"loop over {var}, but a {'shared' if scope == 's' else 'local'} tensor has one copy per "
+                    f"{'block' if scope == 's' else 'thread'} on cuda; index it by {var} or use global scope")
+            races -= private
         reads = {v.name for v in A.walk_expr(stmt.value) if isinstance(v, A.Var)}
         reads |= {v.name for r in A.tensor_refs(stmt.value) for i in r.indices
                   for v in A.walk_expr(i) if isinstance(v, A.Var)}

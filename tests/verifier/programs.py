@@ -2,7 +2,7 @@
 
 Each program is a few top-level "templates" (elementwise maths, the four reductions, accumulate after
 write, guarded prefix recurrences, gathers, nested blocks, integer arithmetic, argmax, bool masks, padding,
-partial writes) over tiny shapes, with random loop kinds and loop orders. Validity is by construction (the
+partial writes, shared/local staging) over tiny shapes, with random loop kinds and loop orders. Validity is by construction (the
 tests still run the checker), and inputs are drawn so every program is well defined: gather indices are in
 range, denominators are literals or ``abs(x)+1``, ``log``/``sqrt`` see ``abs(x)+1``.
 """
@@ -279,8 +279,21 @@ class _Builder:
         self.add(block, y, self.fd, (self.n0, self.n1))
 
 
+    def t_staged(self) -> None:
+        """A shared-memory staging buffer per block and a per-thread local accumulator."""
+        s, r, x = self.fresh(), self.fresh(), self.fresh()
+        n0, n1, fd = self.n0, self.n1, self.fd
+        j = self.draw(st.sampled_from(PLAIN_VARS))
+        sh = f"{s}^{{{fd},s}}"
+        loc = f"{r}^{{{fd},l}}_{{bx,tx}}"
+        block = (f"B^{{{n0}}}_{{bx=0}}[B^{{{n1}}}_{{tx=0}}[{sh}_{{bx,tx}}={self.a('bx', 'tx')}*2;];"
+                 f"B^{{{n1}}}_{{tx=0}}[L^{{{n1}}}_{{{j}=0}}[{loc}={loc}+{sh}_{{bx,{j}}};];"
+                 f"{self.ref(x, fd, 'bx', 'tx')}={loc}-{sh}_{{bx,{n1 - 1}-tx}};];];")
+        self.add(block, x, fd, (n0, n1))
+
+
 TEMPLATES = ("elementwise", "reduce", "accumulate", "recurrence", "gather", "nested", "int", "argmax",
-             "bool", "pad", "partial", "multi")
+             "bool", "pad", "partial", "multi", "staged")
 
 
 @st.composite

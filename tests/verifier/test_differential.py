@@ -52,7 +52,7 @@ def test_cuda_either_builds_or_refuses_with_a_lowering_error(gen: Generated):
     except BuildError as exc:  # pragma: no cover - the assertion message is the point
         raise AssertionError(f"TVM failed to build {gen.text}: {exc}") from exc
     except LoweringError as exc:
-        assert "race" in str(exc) or "cross-thread" in str(exc), str(exc)
+        assert any(w in str(exc) for w in ("race", "cross-thread", "copy per")), str(exc)
 
 
 @settings(max_examples=20, deadline=None, derandomize=True)

@@ -501,3 +501,19 @@ def test_tensors_beyond_int32_indexing_are_refused_clearly():
             "L^{65536}_{a=0}L^{32768}_{c=0}[C^{f32,g}_{a,c}=A^{f32,g}_{a,c};];")
     with pytest.raises(LoweringError, match="int32"):
         to_tvmscript(p)
+
+
+def test_cuda_refuses_a_dependence_carried_across_private_copies():
+    # sequentially F accumulates over bx too; on cuda every thread would have its own F
+    p = one("input A: f64[3, 3]\noutput H: f64[3, 3]",
+            "B^{3}_{bx=0}[B^{3}_{tx=0}[E^{f64,s}_{tx}=A^{f64,g}_{bx,tx}*2;];B^{3}_{tx=0}[L^{3}_{g=0}[F^{f64,l}_{tx}="
+            "F^{f64,l}_{tx}+E^{f64,s}_{g};];H^{f64,g}_{bx,tx}=F^{f64,l}_{tx}-E^{f64,s}_{2-tx};];];")
+    with pytest.raises(LoweringError, match="one copy per thread"):
+        lower(p, "cuda")
+    assert_matches_interpreter(p)
+    fixed = one("input A: f64[3, 3]\noutput H: f64[3, 3]",
+                "B^{3}_{bx=0}[B^{3}_{tx=0}[E^{f64,s}_{bx,tx}=A^{f64,g}_{bx,tx}*2;];B^{3}_{tx=0}[L^{3}_{g=0}["
+                "F^{f64,l}_{bx,tx}=F^{f64,l}_{bx,tx}+E^{f64,s}_{bx,g};];H^{f64,g}_{bx,tx}=F^{f64,l}_{bx,tx}-"
+                "E^{f64,s}_{bx,2-tx};];];")
+    assert "__shared__" in cuda_source(fixed)
+    assert_matches_interpreter(fixed)
