@@ -330,6 +330,24 @@ case("dropout_eval_identity", lambda: nn.Sequential(nn.Dropout(0.5), nn.Linear(3
 
 
 
+class MHA(nn.Module):
+    def __init__(self, batch_first):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(8, 2, batch_first=batch_first)
+
+    def forward(self, q, kv, mask, pad):
+        out, weights = self.attn(q, kv, kv, key_padding_mask=pad, attn_mask=mask)
+        plain, _ = self.attn(q, q, q, need_weights=False)
+        return out, weights, plain
+
+
+case("mha_batch_first_masks", lambda: MHA(True).eval(),
+     lambda: [r(2, 3, 8), r(2, 4, 8), torch.tensor([[False, True, False, False]] * 3),
+              torch.tensor([[False, False, False, True], [False, False, False, False]])])
+case("mha_seq_first", lambda: MHA(False).eval(),
+     lambda: [r(3, 2, 8), r(4, 2, 8), r(3, 4), torch.zeros(2, 4, dtype=torch.bool)])
+
+
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_operator_matches_pytorch(name, dtype):
@@ -372,6 +390,7 @@ LLVM_CASES = [
     "cumsum_1d", "argmax_ties_first", "sdpa_gqa", "sdpa_masks", "gather_index", "gathers",
     "cross_entropy_ignore_index", "triu_tril_diag", "flip_roll", "view_reshape_flatten", "group_norm",
     "batch_norm_train", "logsumexp", "pad_constant_and_crop", "einsum_three_and_trace", "cast_int_float",
+    "mha_batch_first_masks",
 ]
 
 
