@@ -256,6 +256,12 @@ case("hyperbolic_logit", lambda: Fn(lambda x: torch.sinh(x) + torch.cosh(x) + to
                                     + torch.logit(torch.sigmoid(x)) + torch.exp2(x) + torch.acosh(x.abs() + 1)),
      lambda: [r(3, 4) * 0.5])
 case("softmin_softmax2d", lambda: nn.Sequential(nn.Softmin(dim=1), nn.Softmax2d()), lambda: [r(2, 3, 4, 2)])
+case("interpolate_linear_family", lambda: Fn(lambda a, b: (
+        F.interpolate(a, size=(5, 7), mode="bilinear"), F.interpolate(a, scale_factor=2, mode="bilinear",
+                                                                      align_corners=True),
+        F.interpolate(b, size=9, mode="linear"), F.interpolate(a[:, :, None], size=(2, 3, 5), mode="trilinear"),
+        F.interpolate(a, scale_factor=1.5, mode="bilinear"))),
+     lambda: [r(1, 2, 3, 4), r(2, 1, 4)])
 case("creation_in_forward", lambda: Fn(lambda x: x + torch.ones(3, 4) + torch.arange(4) + torch.zeros_like(x)
                                        + x.new_full((3, 4), 2.0)), lambda: [r(3, 4)])
 
@@ -390,7 +396,7 @@ LLVM_CASES = [
     "cumsum_1d", "argmax_ties_first", "sdpa_gqa", "sdpa_masks", "gather_index", "gathers",
     "cross_entropy_ignore_index", "triu_tril_diag", "flip_roll", "view_reshape_flatten", "group_norm",
     "batch_norm_train", "logsumexp", "pad_constant_and_crop", "einsum_three_and_trace", "cast_int_float",
-    "mha_batch_first_masks",
+    "mha_batch_first_masks", "interpolate_linear_family",
 ]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import operator
 from collections import namedtuple
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -466,20 +467,38 @@ def pad(ctx, *args, **kwargs):
 
 @op("interpolate", F.interpolate, modules=(nn.Upsample,))
 def interpolate(ctx, *args, **kwargs):
-    """Nearest-neighbour resizing (``mode='nearest'``): output ``i`` reads input ``floor(i*in/out)``."""
+    """Resizing: ``nearest`` reads ``floor(i*in/out)``; ``linear``/``bilinear``/``trilinear`` blend the
+    2^d neighbours, with source indices and weights (which depend on shapes only) as small constants."""
     if ctx.module is not None:
         m, x = args[0], args[1]
-        mode = m.mode
-        scale = m.scale_factor
+        mode, scale, align = m.mode, m.scale_factor, m.align_corners
+        recompute = getattr(m, "recompute_scale_factor", None)
     else:
         x = args[0]
-        mode = kwargs.get("mode", args[3] if len(args) > 3 else "nearest")
-        scale = kwargs.get("scale_factor", args[2] if len(args) > 2 else None)
-    if mode != "nearest":
-        raise UnsupportedOperatorError("interpolate", detail=f"mode={mode!r}", supported="mode='nearest'")
+        names = ("size", "scale_factor", "mode", "align_corners", "recompute_scale_factor", "antialias")
+        defaults = (None, None, "nearest", None, None, False)
+        v = dict(zip(names, [kwargs.get(nm, args[i + 1] if i + 1 < len(args) else d)
+                             for i, (nm, d) in enumerate(zip(names, defaults, strict=True))], strict=True))
+        mode, scale, align = v["mode"], v["scale_factor"], v["align_corners"]
+        recompute = v["recompute_scale_factor"]
+        if v["antialias"]:
+            raise UnsupportedOperatorError("interpolate", detail="antialias=True")
     shape = ctx.shape
     lead = 2
-    scales = scale if isinstance(scale, tuple | list) else [scale] * (x.ndim - lead)
+    n = x.ndim - lead
+    scales = list(scale) if isinstance(scale, tuple | list) else [scale] * n
+    if recompute:
+        scales = [None] * n
+    if mode == "nearest":
+        return _nearest(ctx, x, shape, scales)
+    if mode not in ("linear", "bilinear", "trilinear"):
+        raise UnsupportedOperatorError("interpolate", detail=f"mode={mode!r}",
+                                       supported="nearest, linear, bilinear, trilinear")
+    return _multilinear(ctx, x, shape, scales, bool(align))
+
+
+def _nearest(ctx, x, shape, scales):
+    lead = 2
 
     def index(vs):
         idx = list(vs[:lead])
@@ -497,6 +516,60 @@ def interpolate(ctx, *args, **kwargs):
         return idx
 
     return copy_block(ctx, shape, x.dtype, index, x)
+
+
+def _source_table(n_in: int, n_out: int, scale, align: bool):
+    """PyTorch's linear source indices (i0, i1) and the weight of i1 for each output position."""
+    i0, i1, lam = [], [], []
+    for dst in range(n_out):
+        if align:
+            src = (n_in - 1) / (n_out - 1) * dst if n_out > 1 else 0.0
+        else:
+            ratio = (1.0 / scale) if scale is not None else n_in / n_out
+            src = max(ratio * (dst + 0.5) - 0.5, 0.0)
+        low = min(int(src), n_in - 1)
+        i0.append(low)
+        i1.append(low + (1 if low < n_in - 1 else 0))
+        lam.append(src - low)
+    return np.array(i0, dtype=np.int64), np.array(i1, dtype=np.int64), np.array(lam, dtype=np.float64)
+
+
+def _multilinear(ctx, x, shape, scales, align):
+    import itertools
+
+    lead = 2
+    n = x.ndim - lead
+    dtype = ctx.dtype
+    np_dtype = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[dtype]
+    tables = []
+    for j in range(n):
+        i0, i1, lam = _source_table(x.shape[lead + j], shape[lead + j], scales[j], align)
+        key = ("interp", ctx.node.name, j)
+        tables.append((
+            ctx.em.add_known(key + ("i0",), i0, "i64", "const"),
+            ctx.em.add_known(key + ("i1",), i1, "i64", "const"),
+            ctx.em.add_known(key + ("w0",), (1.0 - lam).astype(np_dtype), dtype, "const"),
+            ctx.em.add_known(key + ("w1",), lam.astype(np_dtype), dtype, "const"),
+        ))
+    out = ctx.em.fresh(shape, dtype)
+
+    def body(*vs):
+        total = None
+        for corner in itertools.product((0, 1), repeat=n):
+            idx = list(vs[:lead])
+            weight = None
+            for j, c in enumerate(corner):
+                i_low, i_high, w_low, w_high = tables[j]
+                o = vs[lead + j]
+                idx.append((i_high if c else i_low).ref(o))
+                w = (w_high if c else w_low).ref(o)
+                weight = w if weight is None else E.mul(weight, w)
+            term = E.mul(weight, x.ref(*idx))
+            total = term if total is None else E.add(total, term)
+        return Assign(out.ref(*vs), total)
+
+    ctx.em.block(shape, body)
+    return out
 
 
 @op("embedding", F.embedding, modules=(nn.Embedding,))
