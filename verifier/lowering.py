@@ -279,7 +279,7 @@ class _Writer:
                     r.name == name for i in stmt.target.indices for r in A.tensor_refs(i))
                 return reads_self or not self._covering(stmt, loops)
             return True
-        return False  # never referenced: a warning for the checker; writing zeros is still right
+        return True  # an output no statement writes is all zeros
 
     def _race_vars(self, path: tuple[int, ...], stmt: A.Assign, loops: tuple[A.Loop, ...]) -> set[str]:
         """Loop variables along which iterations of this statement depend on each other."""

@@ -7,6 +7,7 @@ run on seeded inputs and must match the LEIR interpreter.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import multiprocessing
 import re
@@ -59,6 +60,7 @@ def _check_entry(index: int) -> dict:
     record: dict = {"id": entry.id, "errors": []}
     info = check(entry.program)
     kernel = build(entry.program, "llvm", info=info)
+    record["tir_sha"] = hashlib.sha256(kernel.lowered.script.encode()).hexdigest()
     over = _exceeds_gpu_limits(entry.program)
     try:
         build(entry.program, "cuda", info=info)
@@ -103,4 +105,11 @@ def test_every_corpus_program_builds_and_small_ones_match_the_interpreter():
     print(f"\ncorpus: {count} built for llvm, {count - limited} for cuda, {limited} over GPU limits, "
           f"{ran} run and compared, {elapsed:.0f} s")
     assert not failures, "\n".join(failures[:20])
+    # the printed TIR is the same in the workers (fresh processes) and here
+    from verifier.lowering import lower
+
+    corpus = load_corpus()
+    for index in range(0, count, 40):
+        here = hashlib.sha256(lower(corpus[index].program).script.encode()).hexdigest()
+        assert here == records[index]["tir_sha"], corpus[index].id
     assert ran >= 75  # the small programs really ran (81 are under RUN_LIMIT)
