@@ -262,6 +262,9 @@ case("interpolate_linear_family", lambda: Fn(lambda a, b: (
         F.interpolate(b, size=9, mode="linear"), F.interpolate(a[:, :, None], size=(2, 3, 5), mode="trilinear"),
         F.interpolate(a, scale_factor=1.5, mode="bilinear"))),
      lambda: [r(1, 2, 3, 4), r(2, 1, 4)])
+case("rounding", lambda: Fn(lambda x: (torch.floor(x), torch.ceil(x), torch.trunc(x), torch.frac(x), torch.round(x),
+                                       x.round() * 2, torch.floor(x * 3.7))),
+     lambda: [torch.cat([r(20, scale=4.0), torch.tensor([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.0, -3.0, 0.0])])])
 case("creation_in_forward", lambda: Fn(lambda x: x + torch.ones(3, 4) + torch.arange(4) + torch.zeros_like(x)
                                        + x.new_full((3, 4), 2.0)), lambda: [r(3, 4)])
 
@@ -396,7 +399,7 @@ LLVM_CASES = [
     "cumsum_1d", "argmax_ties_first", "sdpa_gqa", "sdpa_masks", "gather_index", "gathers",
     "cross_entropy_ignore_index", "triu_tril_diag", "flip_roll", "view_reshape_flatten", "group_norm",
     "batch_norm_train", "logsumexp", "pad_constant_and_crop", "einsum_three_and_trace", "cast_int_float",
-    "mha_batch_first_masks", "interpolate_linear_family",
+    "mha_batch_first_masks", "interpolate_linear_family", "rounding",
 ]
 
 

@@ -294,3 +294,47 @@ def dropout(ctx, *args, **kwargs):
 
 def bool_dtype(name: str) -> str:
     return leir_dtype(getattr(torch, name))
+
+
+def _truncated(ctx, x: Tensor) -> Tensor:
+    """``x`` converted to i64: LEIR converts an operand to the statement's dtype, which truncates."""
+    return ctx.em.elementwise(x.shape, "i64", [x], lambda a: a)
+
+
+def _floor_int(ctx, x: Tensor) -> Tensor:
+    t = _truncated(ctx, x)
+    return ctx.em.elementwise(x.shape, "i64", [t, x], lambda ti, a: E.sub(ti, E.ite(E.cmp(a, "<", ti), 1, 0)))
+
+
+def _rounding(name, *functions, methods=()):
+    def emit(ctx, x, *args, **kwargs):
+        if not ctx.dtype.startswith("f"):
+            return x if x.dtype == ctx.dtype else cast(ctx, x)
+        if args or kwargs.get("decimals"):
+            raise UnsupportedOperatorError(name, detail="decimals")
+        if name == "trunc":
+            t = _truncated(ctx, x)
+            return ew(ctx, [t], lambda a: a)
+        if name == "frac":
+            t = _truncated(ctx, x)
+            return ew(ctx, [x, t], E.sub)
+        if name == "floor":
+            return ew(ctx, [_floor_int(ctx, x)], lambda a: a)
+        if name == "ceil":
+            t = _truncated(ctx, x)
+            return ew(ctx, [t, x], lambda ti, a: E.add(ti, E.ite(E.cmp(a, ">", ti), 1, 0)))
+        # round half to even, as torch.round
+        low = _floor_int(ctx, x)
+        frac = ctx.em.elementwise(x.shape, x.dtype, [x, low], E.sub)
+        rounded = ctx.em.elementwise(x.shape, "i64", [low, frac], lambda f, d: E.add(
+            f, E.ite(E.cmp(d, ">", 0.5), 1, E.ite(E.cmp(d, "<", 0.5), 0, BinOp("%", f, E.lit(2))))))
+        return ew(ctx, [rounded], lambda a: a)
+
+    op(name, *functions, methods=methods)(emit)
+
+
+_rounding("floor", torch.floor, methods=("floor", "floor_"))
+_rounding("ceil", torch.ceil, methods=("ceil", "ceil_"))
+_rounding("trunc", torch.trunc, torch.fix, methods=("trunc", "trunc_", "fix"))
+_rounding("frac", torch.frac, methods=("frac",))
+_rounding("round", torch.round, methods=("round", "round_"))
