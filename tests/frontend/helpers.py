@@ -30,7 +30,16 @@ def arrays_for(translation: Translation, inputs) -> dict[str, np.ndarray]:
 def eager_outputs(model, inputs, translation: Translation) -> dict[str, np.ndarray]:
     with torch.no_grad():
         result = model(*[x.clone() if isinstance(x, torch.Tensor) else x for x in inputs])
-    flat = list(result) if isinstance(result, tuple | list) else [result]
+    flat: list = []
+
+    def collect(value):
+        if isinstance(value, tuple | list):
+            for v in value:
+                collect(v)
+        else:
+            flat.append(value)
+
+    collect(result)
     assert len(flat) == len(translation.output_names)
     return {n: t.detach().numpy() for n, t in zip(translation.output_names, flat, strict=True)}
 

@@ -265,6 +265,16 @@ case("interpolate_linear_family", lambda: Fn(lambda a, b: (
 case("rounding", lambda: Fn(lambda x: (torch.floor(x), torch.ceil(x), torch.trunc(x), torch.frac(x), torch.round(x),
                                        x.round() * 2, torch.floor(x * 3.7))),
      lambda: [torch.cat([r(20, scale=4.0), torch.tensor([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.0, -3.0, 0.0])])])
+case("any_all_var_mean_trace", lambda: Fn(lambda x: ((x > 0).any(dim=1), torch.all(x > -1), torch.any(x > 5),
+                                                       torch.var_mean(x, dim=0), torch.std_mean(x),
+                                                       torch.trace(x))), lambda: [r(4, 5)])
+case("pixel_shuffle", lambda: nn.Sequential(nn.PixelShuffle(2), nn.PixelUnshuffle(2), nn.PixelShuffle(2)),
+     lambda: [r(1, 8, 2, 3)])
+case("cdist_tensordot_logaddexp", lambda: Fn(lambda a, b: (torch.cdist(a, b), torch.cdist(a, b, p=1),
+                                                           torch.tensordot(a, b, dims=([2], [2])),
+                                                           torch.tensordot(a[0], b[0].T, dims=1),
+                                                           torch.logaddexp(a, a * 3))),
+     lambda: [r(2, 3, 4), r(2, 5, 4)])
 case("creation_in_forward", lambda: Fn(lambda x: x + torch.ones(3, 4) + torch.arange(4) + torch.zeros_like(x)
                                        + x.new_full((3, 4), 2.0)), lambda: [r(3, 4)])
 

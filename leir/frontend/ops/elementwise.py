@@ -338,3 +338,9 @@ _rounding("ceil", torch.ceil, methods=("ceil", "ceil_"))
 _rounding("trunc", torch.trunc, torch.fix, methods=("trunc", "trunc_", "fix"))
 _rounding("frac", torch.frac, methods=("frac",))
 _rounding("round", torch.round, methods=("round", "round_"))
+
+
+@op("logaddexp", torch.logaddexp, methods=("logaddexp",))
+def logaddexp(ctx, a, b):
+    return ew(ctx, [a, b], lambda x, y: E.add(E.maximum(x, y), E.log(E.add(1, E.exp(E.neg(
+        E.call("abs", E.sub(x, y))))))))

@@ -240,3 +240,40 @@ def einsum(ctx, equation, *operands):
 
     return contract(ctx, shape, [sizes[ch] for ch in reduced], value)
 
+
+
+@op("cdist", torch.cdist)
+def cdist(ctx, a, b, p=2.0, compute_mode=None):
+    """``||a_i - b_j||_p`` over the last dim (batched), as a reduction then a root."""
+    if p not in (1, 1.0, 2, 2.0):
+        raise UnsupportedOperatorError("cdist", detail=f"p={p}", supported="p=1 or p=2")
+    shape = ctx.shape
+    nb = len(shape) - 2
+
+    def value(vs, rs):
+        d = E.sub(a.ref(*_batch_index(a, vs[:nb], shape[:nb], [vs[nb], rs[0]])),
+                  b.ref(*_batch_index(b, vs[:nb], shape[:nb], [vs[nb + 1], rs[0]])))
+        return E.mul(d, d) if p in (2, 2.0) else E.call("abs", d)
+
+    total = contract(ctx, shape, [a.shape[-1]], value)
+    if p in (1, 1.0):
+        return total
+    return ctx.em.elementwise(shape, ctx.dtype, [total], E.sqrt)
+
+
+@op("tensordot", torch.tensordot)
+def tensordot(ctx, a, b, dims=2, out=None):
+    """Contract the given dims of ``a`` with those of ``b`` (an einsum with generated letters)."""
+    if isinstance(dims, int):
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        da, db = [list(d) if isinstance(d, list | tuple) else [d] for d in dims]
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    ta = [next(letters) for _ in range(a.ndim)]
+    tb = [None] * b.ndim
+    for i, j in zip(da, db, strict=True):
+        tb[j % b.ndim] = ta[i % a.ndim]
+    tb = [t or next(letters) for t in tb]
+    contracted = {ta[i % a.ndim] for i in da}
+    out_letters = [t for t in ta if t not in contracted] + [t for t in tb if t not in contracted]
+    return einsum(ctx, f"{''.join(ta)},{''.join(tb)}->{''.join(out_letters)}", a, b)

@@ -327,3 +327,38 @@ def cumsum(ctx, x, dim, *, dtype=None):
 @op("cumprod", torch.cumprod, methods=("cumprod", "cumprod_"))
 def cumprod(ctx, x, dim, *, dtype=None):
     return scan(ctx, x, dim, "*")
+
+
+def _bool_reduce(ctx, x: Tensor, dim, keepdim, combiner: str) -> Tensor:
+    """``any``/``all``: a max/min over 0/1 flags in i64, then the bool result."""
+    dims = norm_dims(dim, x.ndim)
+    flags = ctx.em.reduce(x, dims, keepdim, combiner, "i64",
+                          value=lambda *vs: E.ite(E.cmp(x.ref(*vs), "!=", 0), 1, 0))
+    return ctx.em.elementwise(flags.shape, "bool", [flags], lambda f: E.ite(E.cmp(f, "!=", 0), 1, 0))
+
+
+@op("any", torch.any, methods=("any",))
+def any_(ctx, x, dim=None, keepdim=False):
+    return _bool_reduce(ctx, x, dim, keepdim, "max")
+
+
+@op("all", torch.all, methods=("all",))
+def all_(ctx, x, dim=None, keepdim=False):
+    return _bool_reduce(ctx, x, dim, keepdim, "min")
+
+
+@op("var_mean", torch.var_mean, torch.std_mean)
+def var_mean(ctx, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    dims = norm_dims(dim, x.ndim)
+    v = variance(ctx, x, dims, _correction(unbiased, correction), keepdim, x.dtype)
+    if ctx.node.target is torch.std_mean:
+        v = ctx.em.elementwise(v.shape, x.dtype, [v], E.sqrt)
+    return (v, mean_of(ctx, x, dims, keepdim, x.dtype))
+
+
+@op("trace", torch.trace, methods=("trace",))
+def trace_(ctx, x):
+    n = min(x.shape)
+    return ctx.em.reduce(None, [0], False, "+", ctx.dtype, shape=(n,), value=lambda i: x.ref(i, i))

@@ -630,3 +630,28 @@ def one_hot(ctx, index, num_classes=-1):
                                                E.ite(E.cmp(index.ref(*vs[:-1]), "==", vs[-1]), 1, 0)))
     return out
 
+
+
+@op("pixel_shuffle", F.pixel_shuffle, modules=(nn.PixelShuffle,))
+def pixel_shuffle(ctx, *args):
+    x, r = (args[1], args[0].upscale_factor) if ctx.module is not None else (args[0], args[1])
+
+    def index(vs):
+        *lead, c, h, w = vs
+        channel = E.iadd(E.imul(c, r * r), E.iadd(E.imul(E.imod(h, r), r), E.imod(w, r)))
+        return [*lead, channel, E.ifloordiv(h, r), E.ifloordiv(w, r)]
+
+    return copy_block(ctx, ctx.shape, x.dtype, index, x)
+
+
+@op("pixel_unshuffle", F.pixel_unshuffle, modules=(nn.PixelUnshuffle,))
+def pixel_unshuffle(ctx, *args):
+    x, r = (args[1], args[0].downscale_factor) if ctx.module is not None else (args[0], args[1])
+
+    def index(vs):
+        *lead, c, h, w = vs
+        sub = E.imod(c, r * r)
+        return [*lead, E.ifloordiv(c, r * r), E.iadd(E.imul(h, r), E.ifloordiv(sub, r)),
+                E.iadd(E.imul(w, r), E.imod(sub, r))]
+
+    return copy_block(ctx, ctx.shape, x.dtype, index, x)
