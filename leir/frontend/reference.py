@@ -35,6 +35,11 @@ class TorchReference:
         self._defaults = list(self.loaded.inputs)
 
     @property
+    def model(self) -> torch.nn.Module:
+        """The eager module (already in the requested dtype and the file's own train/eval mode)."""
+        return self.loaded.model
+
+    @property
     def input_names(self) -> tuple[str, ...]:
         return self.translation.input_names
 
@@ -51,6 +56,10 @@ class TorchReference:
         return {name: self._defaults[pos].detach().cpu().numpy().copy()
                 for name, pos in zip(self.translation.input_names, self.translation.input_positions,
                                      strict=True)}
+
+    def forward_args(self, arrays: Mapping[str, np.ndarray]) -> list[Any]:
+        """The forward's arguments for ``arrays`` (LEIR names); param arrays are loaded into the module."""
+        return self._args(arrays)
 
     def _args(self, arrays: Mapping[str, np.ndarray]) -> list[Any]:
         args = list(self._defaults)
