@@ -6,6 +6,7 @@ This is the API the sandbox/verify layer builds on: ``build(program_or_lowered, 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,11 +100,29 @@ def _storage_dtype(dtype: str) -> np.dtype:
     return numpy_dtype(dtype)
 
 
+#: Kernels of recently built programs: (program, target key) → Kernel. A tuner or a verification of a
+#: step rebuilds the same states again and again; a Kernel is safe to share because ``run``/``time``
+#: allocate fresh buffers on every call. Program equality ignores source positions.
+_KERNELS: OrderedDict[tuple[Program, str], Kernel] = OrderedDict()
+KERNEL_CACHE_SIZE = 32
+
+
 def build(program_or_lowered: Program | Lowered, target: str | dict[str, Any] = "llvm", *,
-          info: ProgramInfo | None = None) -> Kernel:
+          info: ProgramInfo | None = None, cache: bool = True) -> Kernel:
     """Lower (if needed) and compile. Raises ``LeirCheckError``, ``LoweringError`` (and its
-    ``GpuLimitError``/``BuildError`` subclasses)."""
+    ``GpuLimitError``/``BuildError`` subclasses). Programs (not ``Lowered``) hit a small in-process
+    kernel cache unless ``cache=False``."""
     spec = tg.resolve(target)
+    if cache and isinstance(program_or_lowered, Program):
+        key = (program_or_lowered, tg.key(spec))
+        if key in _KERNELS:
+            _KERNELS.move_to_end(key)
+            return _KERNELS[key]
+        kernel = build(program_or_lowered, spec, info=info, cache=False)
+        _KERNELS[key] = kernel
+        while len(_KERNELS) > KERNEL_CACHE_SIZE:
+            _KERNELS.popitem(last=False)
+        return kernel
     if isinstance(program_or_lowered, Lowered):
         lowered = program_or_lowered
         if spec["kind"] != lowered.target["kind"]:  # the TIR depends on the target kind only

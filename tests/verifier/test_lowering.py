@@ -517,3 +517,18 @@ def test_cuda_refuses_a_dependence_carried_across_private_copies():
                 "E^{f64,s}_{bx,2-tx};];];")
     assert "__shared__" in cuda_source(fixed)
     assert_matches_interpreter(fixed)
+
+
+def test_kernels_of_equal_programs_are_shared_from_a_bounded_cache():
+    from verifier import build as build_mod
+
+    first = build(prog(SOFTMAX))
+    assert build(prog(SOFTMAX)) is first  # parsed again: equal program, same kernel
+    assert build(prog(SOFTMAX), cache=False) is not first
+    assert build(prog(SOFTMAX), {"kind": "llvm", "num-cores": 1}) is not first
+    a = np.random.default_rng(0).standard_normal((4, 8))
+    np.testing.assert_array_equal(first.run({"A": a})["C"], build(prog(SOFTMAX)).run({"A": a})["C"])
+    for n in range(build_mod.KERNEL_CACHE_SIZE + 1):
+        build(one("input A: f32[2]\noutput C: f32[2]", f"L^{{2}}_{{a=0}}[C^{{f32,g}}_{{a}}=A^{{f32,g}}_{{a}}+{n};];"))
+    assert len(build_mod._KERNELS) == build_mod.KERNEL_CACHE_SIZE
+    assert build(prog(SOFTMAX)) is not first  # evicted
