@@ -367,6 +367,28 @@ case("mha_seq_first", lambda: MHA(False).eval(),
      lambda: [r(3, 2, 8), r(4, 2, 8), r(3, 4), torch.zeros(2, 4, dtype=torch.bool)])
 
 
+class Recurrent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm_cell = nn.LSTMCell(3, 4)
+        self.gru_cell = nn.GRUCell(3, 4, bias=False)
+        self.lstm = nn.LSTM(3, 4, num_layers=2, batch_first=True)
+        self.gru = nn.GRU(3, 2, bidirectional=True)
+
+    def forward(self, x, h, c):
+        h1, c1 = self.lstm_cell(x[:, 0], (h, c))
+        h2 = self.gru_cell(x[:, 1], h)
+        h3 = self.gru_cell(x[:, 1])
+        seq, (hn, cn) = self.lstm(x)
+        seq2, hn2 = self.gru(x.transpose(0, 1))
+        state = (h.expand(2, -1, -1) * 0.5, c.expand(2, -1, -1) - 0.1)
+        seq3, (hn3, cn3) = self.lstm(x, state)
+        return h1, c1, h2, h3, seq, hn, cn, seq2, hn2, seq3, hn3, cn3
+
+
+case("recurrent", Recurrent, lambda: [r(2, 3, 3), r(2, 4), r(2, 4, seed=1)])
+
+
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_operator_matches_pytorch(name, dtype):
@@ -409,7 +431,7 @@ LLVM_CASES = [
     "cumsum_1d", "argmax_ties_first", "sdpa_gqa", "sdpa_masks", "gather_index", "gathers",
     "cross_entropy_ignore_index", "triu_tril_diag", "flip_roll", "view_reshape_flatten", "group_norm",
     "batch_norm_train", "logsumexp", "pad_constant_and_crop", "einsum_three_and_trace", "cast_int_float",
-    "mha_batch_first_masks", "interpolate_linear_family", "rounding",
+    "mha_batch_first_masks", "interpolate_linear_family", "rounding", "recurrent",
 ]
 
 

@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     losses,
     norms,
     pooling,
+    recurrent,
     reductions,
     shape,
 )
