@@ -37,17 +37,17 @@ def test_patterns_without_static_meaning_are_refused(tmp_path, text, needle):
 
 
 def test_unsupported_library_module_is_named():
-    class WithLSTM(nn.Module):
+    class WithEncoder(nn.Module):
         def __init__(self):
             super().__init__()
-            self.rnn = nn.LSTM(4, 4)
+            self.encoder = nn.TransformerEncoderLayer(4, 2, dim_feedforward=8)
 
         def forward(self, x):
-            return self.rnn(x)[0]
+            return self.encoder(x)
 
     with pytest.raises(UnsupportedOperatorError) as info:
-        translate_module(WithLSTM(), [torch.randn(3, 2, 4)])
-    assert info.value.operator == "LSTM"
+        translate_module(WithEncoder().eval(), [torch.randn(3, 2, 4)])
+    assert info.value.operator == "TransformerEncoderLayer"
     assert "test_errors.py" in (info.value.location or "")
 
 
