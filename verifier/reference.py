@@ -124,23 +124,17 @@ class TorchSourceReference:
 
         Returns ``(TimingStats, what was timed)``. Gradient tracking is switched off once around the
         whole measurement, not per call: entering ``torch.no_grad()`` costs milliseconds per call with
-        this torch build, which would flatter every kernel's speedup vs PyTorch. When the frontend's
-        object does not expose its module and argument preparation, ``outputs`` is timed instead (it
-        includes the numpy<->torch conversions, so that speedup is an upper bound — said in ``what``).
+        this torch build, which would flatter every kernel's speedup vs PyTorch.
         """
+        import torch
+
         from verifier.timing import time_callable
 
         impl = self._torch()
-        model = getattr(getattr(impl, "loaded", None), "model", None)
-        prepare = getattr(impl, "_args", None)
-        if model is not None and prepare is not None:
-            import torch
-
-            args = prepare(dict(arrays))
-            with torch.no_grad():
-                return time_callable(lambda: model(*args), **options), "eager forward only"
-        return (time_callable(lambda: impl.outputs(dict(arrays)), **options),
-                "eager forward with numpy<->torch conversion")
+        model = impl.model
+        args = impl.forward_args(dict(arrays))
+        with torch.no_grad():
+            return time_callable(lambda: model(*args), **options), "eager forward only"
 
 
 def params_digest(params: Mapping[str, np.ndarray] | None) -> str:
