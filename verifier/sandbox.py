@@ -117,6 +117,19 @@ def raise_if_memory_error(exc: BaseException) -> None:
         raise MemoryError(str(exc)) from exc
 
 
+def _no_process_shared_locks() -> None:
+    """Keep tqdm (which torch.fx's interpreter instantiates) from creating a multiprocessing lock.
+
+    A worker leaves through ``os._exit`` without finalisers, so such a semaphore is never unlinked and
+    the parent's resource tracker warns about a leak at exit. A worker is single-threaded: a thread
+    lock serves tqdm as well.
+    """
+    with contextlib.suppress(ImportError):
+        from tqdm.std import TqdmDefaultWriteLock
+
+        TqdmDefaultWriteLock.mp_lock = None
+
+
 def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
     """Child process entry: redirect output to the log file, warm up, then serve jobs until ``None``."""
     log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -125,6 +138,7 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
     faulthandler.enable(file=sys.stderr, all_threads=True)
     # Ctrl-C is the parent's business: it stops waiting and its exit handlers stop the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _no_process_shared_locks()
     warm_errors: list[str] = []
     for module in warm_modules:
         try:
