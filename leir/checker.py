@@ -630,7 +630,7 @@ class _Checker:
                 )
             shape = tuple(h + 1 if h >= 0 else 1 for h in facts.hi)
             tensors[name] = TensorInfo(name, facts.dtype, facts.scope, shape, "intermediate")
-        return ProgramInfo(tuple(self.diags), tensors, dict(self.stmts))
+        return ProgramInfo(_in_source_order(self.diags), tensors, dict(self.stmts))
 
 
 def _shape(shape) -> str:
@@ -652,6 +652,12 @@ def check(program: Program) -> ProgramInfo:
             "",
         )
         return ProgramInfo((diag,), {}, {})
+
+
+def _in_source_order(diags) -> tuple[Diagnostic, ...]:
+    """Diagnostics sorted by position, as editors list them; unpositioned ones (signature-level, or from
+    programs built in code) follow in the order found."""
+    return tuple(sorted(diags, key=lambda d: (d.line is None, d.line or 0, d.column or 0)))
 
 
 def require_valid(program: Program) -> ProgramInfo:

@@ -498,3 +498,14 @@ def test_bad_signature_built_in_code():
     messages = [d.message for d in check(prog).errors if d.code == "bad-signature"]
     assert len(messages) == 3
     assert "declared twice" in messages[1] and "role 'weights'" in messages[0] and "(4, 0)" in messages[2]
+
+
+def test_diagnostics_come_in_source_order_with_signature_level_ones_last():
+    info = check(program(
+        "L^{4}_{i=0}[C^{f64,g}_{q}=E^{f64,g}_{i}+A^{f64,g}_{q};];\n"
+        "L^{4}_{i=0}[C^{f64,g}_{i}=C^{f64,g}_{i}+A^{f64,g}_{i+1};];"
+    ))
+    positioned = [(d.line, d.column) for d in info.diagnostics if d.line is not None]
+    assert len(positioned) >= 3
+    assert positioned == sorted(positioned)
+    assert info.diagnostics[-1].code == "unused-tensor" and info.diagnostics[-1].line is None
