@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from leir.ast import Program
-from leir.dtypes import numpy_dtype
 from leir.semantics import ProgramInfo
 from verifier import targets as tg
 from verifier import tvm_adapter as tvm_a
+from verifier.inputs import exchange_dtype
 from verifier.lowering import BuildError, Lowered, LoweringError, lower
 
 __all__ = ["Kernel", "build", "cuda_source", "BuildError", "LoweringError"]
@@ -49,7 +49,7 @@ class Kernel:
             raise LoweringError(f"a {self.target['kind']} kernel cannot run on this machine")
         args = []
         for p in self.params:
-            dtype = _storage_dtype(p.dtype)
+            dtype = exchange_dtype(p.dtype)
             if p.role == "output":
                 array = np.zeros(p.shape, dtype=dtype)
             else:
@@ -89,15 +89,6 @@ class Kernel:
         if kind not in found:
             raise KeyError(f"no {kind!r} source in this build (have: {', '.join(sorted(found))})")
         return found[kind]
-
-
-def _storage_dtype(dtype: str) -> np.dtype:
-    """The numpy dtype TVM exchanges a LEIR dtype in (``bf16`` through ``ml_dtypes``, as TVM expects)."""
-    if dtype == "bf16":
-        import ml_dtypes
-
-        return np.dtype(ml_dtypes.bfloat16)
-    return numpy_dtype(dtype)
 
 
 #: Kernels of recently built programs: (program, target key) → Kernel. A tuner or a verification of a

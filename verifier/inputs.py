@@ -35,28 +35,24 @@ from leir.ast import (
     statements,
     walk_expr,
 )
+from leir.dtypes import numpy_dtype as leir_numpy_dtype
 
 INPUT_ROLES = ("input", "param", "const")
 
 _SPECIAL_FRACTION = 8  # one position in this many gets a special value
 
 
-def numpy_dtype(dtype: str) -> np.dtype:
-    """The numpy dtype holding a LEIR dtype (``bf16`` through ``ml_dtypes``, which TVM understands)."""
+def exchange_dtype(dtype: str) -> np.dtype:
+    """The numpy dtype arrays of a LEIR dtype are exchanged with TVM in.
+
+    Same as ``leir.dtypes.numpy_dtype`` except ``bf16``, which TVM takes as ``ml_dtypes.bfloat16`` rather
+    than the interpreter's float32 stand-in.
+    """
     if dtype == "bf16":
         import ml_dtypes
 
         return np.dtype(ml_dtypes.bfloat16)
-    mapping = {
-        "f16": np.float16, "f32": np.float32, "f64": np.float64,
-        "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-        "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64,
-        "bool": np.bool_,
-    }
-    try:
-        return np.dtype(mapping[dtype])
-    except KeyError:
-        raise ValueError(f"no numpy dtype for LEIR dtype {dtype!r}") from None
+    return leir_numpy_dtype(dtype)
 
 
 def _rng(seed: int, name: str, salt: int = 0) -> np.random.Generator:
@@ -178,7 +174,7 @@ def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int,
     """One seeded array; see the module docstring for what each flag guarantees."""
     rng = _rng(seed, name)
     shape = tuple(int(d) for d in shape)
-    target = numpy_dtype(dtype)
+    target = exchange_dtype(dtype)
     if index_bound is not None:
         bound = max(int(index_bound), 1)
         values = rng.integers(0, bound, size=shape, dtype=np.int64)
@@ -239,7 +235,7 @@ def make_inputs(program: Program, *, seed: int = 0, special_values: bool = False
             if tuple(value.shape) != tuple(decl.shape):
                 raise ValueError(f"parameter {decl.name}: shape {tuple(value.shape)} given, "
                                  f"{tuple(decl.shape)} declared")
-            arrays[decl.name] = np.ascontiguousarray(value.astype(numpy_dtype(decl.dtype)))
+            arrays[decl.name] = np.ascontiguousarray(value.astype(exchange_dtype(decl.dtype)))
             continue
         arrays[decl.name] = generate_tensor(
             decl.name, decl.dtype, tuple(decl.shape), seed=seed, special_values=special_values,
