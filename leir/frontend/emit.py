@@ -23,6 +23,17 @@ from .names import NameSource, loop_var_names
 COMBINERS = ("+", "*", "max", "min")
 
 
+def reduced_index(vs, dims, keepdim):
+    """Subscripts of a reduced tensor (``dims`` removed, or 0 when kept) from full-shape loop vars."""
+    out = []
+    for i, v in enumerate(vs):
+        if i in dims:
+            if keepdim:
+                out.append(E.ZERO)
+        else:
+            out.append(v)
+    return out
+
 @dataclass(frozen=True)
 class Tensor:
     """A tensor of the program being built: a known one (input/param/const) or an intermediate."""
@@ -165,14 +176,7 @@ class Emitter:
         out = out or self.fresh(out_shape, dtype)
 
         def body(*vs):
-            idx = []
-            for i, v in enumerate(vs):
-                if i in dims:
-                    if keepdim:
-                        idx.append(E.ZERO)
-                else:
-                    idx.append(v)
-            lhs = out.ref(*idx)
+            lhs = out.ref(*reduced_index(vs, dims, keepdim))
             val = value(*vs) if value is not None else src.ref(*vs)
             return Assign(lhs, combine(combiner, lhs, val))
 

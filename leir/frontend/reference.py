@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from .loading import DTYPES, load_source
-from .translate import Translation, translate_module
+from .translate import Translation, flatten_outputs, translate_module
 
 
 class TorchReference:
@@ -59,9 +59,6 @@ class TorchReference:
 
     def forward_args(self, arrays: Mapping[str, np.ndarray]) -> list[Any]:
         """The forward's arguments for ``arrays`` (LEIR names); param arrays are loaded into the module."""
-        return self._args(arrays)
-
-    def _args(self, arrays: Mapping[str, np.ndarray]) -> list[Any]:
         args = list(self._defaults)
         for name, pos in zip(self.translation.input_names, self.translation.input_positions, strict=True):
             if name in arrays:
@@ -79,17 +76,8 @@ class TorchReference:
 
     def outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Run the eager module on ``arrays`` (LEIR input names; missing ones use ``get_inputs()``)."""
-        result = self._run(self._args(arrays))
-        flat: list[torch.Tensor] = []
-
-        def collect(v):
-            if isinstance(v, list | tuple):
-                for x in v:
-                    collect(x)
-            else:
-                flat.append(v)
-
-        collect(result)
+        result = self._run(self.forward_args(arrays))
+        flat = flatten_outputs(result)
         if len(flat) != len(self.translation.output_names):
             raise RuntimeError(f"{self.path}: forward returned {len(flat)} tensors, the program declares "
                                f"{len(self.translation.output_names)} outputs")
@@ -98,7 +86,7 @@ class TorchReference:
 
     def time_eager(self, arrays: Mapping[str, np.ndarray], repeat: int = 5) -> list[float]:
         """Seconds per eager forward, ``repeat`` times after one warm-up run."""
-        args = self._args(arrays)
+        args = self.forward_args(arrays)
         self._run(args)
         times = []
         for _ in range(repeat):

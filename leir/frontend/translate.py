@@ -36,6 +36,13 @@ RANDOM_CREATORS = {
 }
 
 
+def flatten_outputs(value: Any) -> list[Any]:
+    """A forward's result as a flat list, nested tuples/lists in order (how outputs map to names)."""
+    if isinstance(value, list | tuple):
+        return [leaf for item in value for leaf in flatten_outputs(item)]
+    return [value]
+
+
 @dataclass
 class Translation:
     """A translated program plus what the verifier and the dataset need around it."""
@@ -223,16 +230,7 @@ class _Translator:
         return tensor
 
     def _outputs(self, outputs: Any) -> list[Tensor]:
-        flat: list[Any] = []
-
-        def collect(v):
-            if isinstance(v, list | tuple):
-                for x in v:
-                    collect(x)
-            else:
-                flat.append(v)
-
-        collect(outputs)
+        flat = flatten_outputs(outputs)
         result: list[Tensor] = []
         for value in flat:
             if not isinstance(value, Tensor):

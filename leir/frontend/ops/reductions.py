@@ -18,7 +18,7 @@ from torch import nn
 from leir.ast import Assign
 
 from .. import expr as E
-from ..emit import Tensor
+from ..emit import Tensor, reduced_index
 from ..errors import UnsupportedOperatorError
 from ..registry import op
 from .elementwise import maximum, minimum
@@ -31,18 +31,6 @@ def norm_dims(dim, ndim) -> list[int]:
     if isinstance(dim, int):
         dim = [dim]
     return sorted({d % max(ndim, 1) for d in dim})
-
-
-def reduced_index(vs, dims, keepdim):
-    """Subscripts of a reduced tensor (``dims`` removed, or 0 when kept) from full-shape loop vars."""
-    out = []
-    for i, v in enumerate(vs):
-        if i in dims:
-            if keepdim:
-                out.append(E.ZERO)
-        else:
-            out.append(v)
-    return out
 
 
 def expand_index(out_vars, dims, ndim, keepdim):
