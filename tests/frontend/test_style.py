@@ -3,13 +3,11 @@ corpus's sources, the canonical text is byte-identical to the corpus string (nam
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import torch
 from torch import nn
 
-from leir.corpus import corpus_path
+from leir.corpus import load_corpus
 from leir.frontend import translate_module
 from leir.frontend.names import tensor_names
 from leir.printer import canonical
@@ -32,11 +30,7 @@ class Matmul(nn.Module):
 
 @pytest.fixture(scope="module")
 def corpus():
-    path = corpus_path()
-    assert path.is_file(), f"corpus not found at {path}; set STEPTP_SHARED"
-    with path.open(encoding="utf-8") as fh:
-        rows = [json.loads(line) for line in fh]
-    return {row["id"]: row for row in rows}
+    return {entry.id: entry for entry in load_corpus()}
 
 
 @pytest.mark.parametrize("corpus_id, model, shapes", [
@@ -47,8 +41,8 @@ def corpus():
 def test_matches_the_reference_converter_byte_for_byte(corpus, corpus_id, model, shapes):
     inputs = [torch.randn(*s, dtype=torch.float64) for s in shapes]
     translation = translate_module(model().double(), inputs)
-    assert canonical(translation.program.body) == corpus[corpus_id]["leir"]
-    expected_sig = [(t["name"], t["role"], tuple(t["shape"])) for t in corpus[corpus_id]["tensors"]]
+    assert canonical(translation.program.body) == corpus[corpus_id].leir
+    expected_sig = [(d.name, d.role, d.shape) for d in corpus[corpus_id].program.signature.tensors]
     assert [(d.name, d.role, d.shape) for d in translation.program.signature.tensors] == expected_sig
 
 
@@ -56,7 +50,7 @@ def test_tensor_name_sequence_continues_like_the_corpus(corpus):
     """Every name the corpus uses appears in our sequence, and the two-letter ones in corpus order."""
     names = list(tensor_names())[:500]
     used = set()
-    for row in corpus.values():
-        used |= {t["name"] for t in row["tensors"]}
+    for entry in corpus.values():
+        used |= set(entry.program.signature.names)
     assert used <= set(names)
     assert names[:22] == list("ACDEFGHIJKMNOQRSWXYZ") + ["Aa", "Ac"]
