@@ -56,7 +56,9 @@ def test_ping_travels_through_the_configured_broker_to_a_worker():
     task_postrun.connect(on_postrun, weak=False)
     try:
         with start_worker(worker_app, pool="solo", perform_ping_check=False, queues=[queue_name]):
-            seen["sent"] = worker_app.tasks["curation.tasks.ping"].apply_async(queue=queue_name).id
+            # The id is fixed before publishing: the worker may finish the task before apply_async returns.
+            seen["sent"] = task_id = uuid.uuid4().hex
+            worker_app.tasks["curation.tasks.ping"].apply_async(queue=queue_name, task_id=task_id)
             assert done.wait(timeout=30), "the worker never ran the ping task"
     finally:
         task_postrun.disconnect(on_postrun)
