@@ -168,9 +168,9 @@ def test_leir_gather_out_of_bounds_segfaults_into_a_crash_outcome(tvm_pool: Work
 def test_leir_huge_loop_hits_the_wall_limit(tvm_pool: WorkerPool):
     from verifier.result import Outcome
 
-    result = _verify_leir(HANG_LEIR, tvm_pool, timeout=5)
+    result = _verify_leir(HANG_LEIR, tvm_pool, timeout=10)
     assert result.outcome is Outcome.TIMEOUT
-    assert "5s" in result.error and "during run" in result.error
+    assert "10s" in result.error and "during run" in result.error
     _pool_still_verifies(tvm_pool)
 
 
