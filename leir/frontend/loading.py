@@ -44,23 +44,55 @@ def parse_set(text: str) -> tuple[str, Any]:
     return name, value
 
 
+def bound_names(target: ast.expr) -> list[str]:
+    """Names a target binds: ``a``, ``a, b``, ``(a, [b, c])``; attributes and subscripts bind none."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Tuple | ast.List):
+        return [name for elt in target.elts for name in bound_names(elt)]
+    if isinstance(target, ast.Starred):
+        return bound_names(target.value)
+    return []
+
+
+def override(node: ast.stmt, sets: dict[str, Any]) -> tuple[list[ast.stmt], set[str]]:
+    """``node`` with the ``--set`` names it binds overridden, plus those names.
+
+    ``NAME = ...`` gets the new literal in place. Chained (``height = width = 128``) and unpacking
+    (``depth, height, width = 16, 32, 32``) assignments, common in public KernelBench files, run as
+    written and are followed by ``NAME = <value>`` for each overridden name, so the other names keep
+    their values and a later use of the name sees the override.
+    """
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets = [node.target]
+    else:
+        return [node], set()
+    names = [name for target in targets for name in bound_names(target) if name in sets]
+    if not names:
+        return [node], set()
+    if len(targets) == 1 and isinstance(targets[0], ast.Name):
+        node.value = ast.copy_location(ast.Constant(sets[names[0]]), node.value)
+        return [node], set(names)
+    after = [ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], ast.Constant(sets[name])), node)
+             for name in dict.fromkeys(names)]
+    return [node, *after], set(names)
+
+
 def apply_sets(source: str, sets: dict[str, Any], filename: str) -> ast.Module:
-    """The parsed module with each ``NAME = ...`` top-level assignment replaced by ``NAME = <value>``."""
+    """The parsed module with every top-level binding of a ``--set`` name overridden (see ``override``)."""
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as exc:
         raise SourceError(f"{filename}: not valid Python: {exc}") from exc
     found: set[str] = set()
+    body: list[ast.stmt] = []
     for node in tree.body:
-        target = None
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            target = node.targets[0].id
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            target = node.target.id
-        if target in sets:
-            new = ast.copy_location(ast.Constant(sets[target]), node.value)
-            node.value = new
-            found.add(target)
+        stmts, names = override(node, sets)
+        body.extend(stmts)
+        found |= names
+    tree.body = body
     missing = sorted(set(sets) - found)
     if missing:
         raise SourceError(f"--set: {', '.join(missing)} is not a module-level constant of {filename}")

@@ -1,0 +1,56 @@
+"""``--set`` on the assignment forms public KernelBench files use: chained, unpacking, repeated."""
+
+from __future__ import annotations
+
+import pytest
+
+from leir.frontend import SourceError
+from leir.frontend.loading import apply_sets, load_source
+
+from .sources import write
+
+CHAINED = '''\
+import torch
+import torch.nn as nn
+
+batch_size = 64
+channels = 3
+height = width = 32
+depth, rows, cols = 4, 16, 16
+rows, cols = 20, 20  # a later rebinding: the override must win over it too
+
+
+class Model(nn.Module):
+    def forward(self, x, y):
+        return x.sum(dim=1) + y.mean()
+
+
+def get_inputs():
+    return [torch.randn(batch_size, channels, height, width), torch.randn(depth, rows, cols)]
+'''
+
+
+def shapes(tmp_path, sets):
+    loaded = load_source(write(tmp_path, "chained.py", CHAINED), sets)
+    return [tuple(t.shape) for t in loaded.inputs]
+
+
+def test_set_overrides_one_name_of_a_chained_assignment(tmp_path):
+    assert shapes(tmp_path, {"height": 5}) == [(64, 3, 5, 32), (4, 20, 20)]
+
+
+def test_set_overrides_names_of_unpacking_and_later_rebinding(tmp_path):
+    sets = {"batch_size": 2, "width": 6, "depth": 2, "cols": 7}
+    assert shapes(tmp_path, sets) == [(2, 3, 32, 6), (2, 20, 7)]
+
+
+def test_set_keeps_nested_unpacking_consistent():
+    tree = apply_sets("a, (b, c) = 1, (2, 3)\nd = b + c\n", {"b": 10}, "f.py")
+    env: dict = {}
+    exec(compile(tree, "f.py", "exec"), env)  # noqa: S102 - a literal program written above
+    assert (env["a"], env["b"], env["c"], env["d"]) == (1, 10, 3, 13)
+
+
+def test_set_of_a_name_bound_only_by_attribute_is_an_error():
+    with pytest.raises(SourceError, match="x is not a module-level constant"):
+        apply_sets("import types\nobj = types.SimpleNamespace()\nobj.x = 1\n", {"x": 2}, "f.py")
