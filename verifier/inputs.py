@@ -235,7 +235,8 @@ def make_inputs(program: Program, *, seed: int = 0, special_values: bool = False
             if tuple(value.shape) != tuple(decl.shape):
                 raise ValueError(f"parameter {decl.name}: shape {tuple(value.shape)} given, "
                                  f"{tuple(decl.shape)} declared")
-            arrays[decl.name] = np.ascontiguousarray(value.astype(exchange_dtype(decl.dtype)))
+            # np.require, not np.ascontiguousarray: the latter makes a 0-d parameter shape (1,)
+            arrays[decl.name] = np.require(value.astype(exchange_dtype(decl.dtype)), requirements="C")
             continue
         arrays[decl.name] = generate_tensor(
             decl.name, decl.dtype, tuple(decl.shape), seed=seed, special_values=special_values,

@@ -63,11 +63,12 @@ class TorchReference:
         for name, pos in zip(self.translation.input_names, self.translation.input_positions, strict=True):
             if name in arrays:
                 like = self._defaults[pos]
-                args[pos] = torch.from_numpy(np.ascontiguousarray(arrays[name])).to(like.dtype)
+                args[pos] = torch.from_numpy(np.require(arrays[name], requirements="C")).to(like.dtype)
         with torch.no_grad():
             for name, tensor in self.translation.torch_tensors.items():
                 if name in arrays:
-                    tensor.copy_(torch.from_numpy(np.ascontiguousarray(arrays[name])).to(tensor.dtype))
+                    value = np.require(arrays[name], requirements="C")  # keeps 0-d params 0-d
+                    tensor.copy_(torch.from_numpy(value).to(tensor.dtype))
         return args
 
     def _run(self, args: list[Any]) -> Any:

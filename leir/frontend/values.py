@@ -22,7 +22,8 @@ def npz_bytes(values: Mapping[str, np.ndarray]) -> bytes:
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
         for name in sorted(values):
             member = io.BytesIO()
-            np.lib.format.write_array(member, np.ascontiguousarray(values[name]), allow_pickle=False)
+            # np.ascontiguousarray would turn a 0-d parameter into shape (1,); np.require keeps it 0-d
+            np.lib.format.write_array(member, np.require(values[name], requirements="C"), allow_pickle=False)
             info = zipfile.ZipInfo(f"{name}.npy", date_time=_EPOCH)
             info.external_attr = 0o644 << 16
             archive.writestr(info, member.getvalue())
