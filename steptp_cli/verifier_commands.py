@@ -15,6 +15,8 @@ from pathlib import Path
 from steptp_cli.main import EXIT_INVALID, EXIT_OK, UsageError
 
 CLI_SUCCESS = frozenset({"pass", "equal_pass", "build"})
+#: The dtypes ``translate --dtype`` (and so a PyTorch source reference) can load a model in.
+FLOAT_DTYPES = ("f32", "f64", "f16")
 
 
 def register(subparsers) -> None:
@@ -92,6 +94,18 @@ def _load_params(path: Path) -> dict:
         raise UsageError(f"cannot read params {path}: {exc}") from None
 
 
+def source_dtype(program) -> str:
+    """The float dtype the source model is loaded in: the first float tensor, outputs first.
+
+    Not simply the first output's dtype: an argmax or a comparison outputs i64/bool, and loading the
+    model in an integer dtype fails, which left such programs unverified ("execute").
+    """
+    for decl in program.signature.by_role("output") + program.signature.by_role("input", "param", "const"):
+        if decl.dtype in FLOAT_DTYPES:
+            return decl.dtype
+    return "f32"
+
+
 def run_verify(args: argparse.Namespace) -> int:
     from verifier.reference import InterpreterReference, TorchSourceReference
     from verifier.verify import verify
@@ -115,9 +129,7 @@ def run_verify(args: argparse.Namespace) -> int:
     if args.source:
         if not Path(args.source).is_file():
             raise UsageError(f"cannot read {args.source}")
-        outputs = program.signature.by_role("output")
-        dtype = outputs[0].dtype if outputs else "f32"
-        reference = TorchSourceReference(args.source, _parse_sets(args.set), dtype)
+        reference = TorchSourceReference(args.source, _parse_sets(args.set), source_dtype(program))
     elif args.reference == "interpreter":
         reference = InterpreterReference(first or parent or program)
     elif args.reference in ("parent", "none"):

@@ -273,3 +273,41 @@ def test_cli_torch_source_reference_with_params_and_eager_timing(tmp_path: Path,
     again = json.loads(capsys.readouterr().out)
     assert again["outcome"] == "pass" and again["cache_hit"] is False
     assert again["max_abs_error"] != data["max_abs_error"]
+
+
+ARGMAX_SOURCE = '''\
+import torch
+import torch.nn as nn
+
+ROWS = 3
+COLS = 5
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.argmax(x * 2.0, dim=1)
+
+
+def get_inputs():
+    return [torch.randn(ROWS, COLS)]
+'''
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_cli_torch_source_reference_for_an_integer_output(tmp_path: Path, monkeypatch, capsys, dtype):
+    """An i64 output (argmax) is still compared: the model loads in the program's float dtype."""
+    from leir.frontend.translate import translate_file
+    from leir.program import dump_program
+
+    monkeypatch.setenv("STEPTP_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "argmax.py"
+    source.write_text(ARGMAX_SOURCE)
+    translation = translate_file(source, sets={"ROWS": 4}, dtype=dtype)
+    assert [d.dtype for d in translation.program.signature.by_role("output")] == ["i64"]
+    leir_file = tmp_path / "argmax.leir"
+    leir_file.write_text(dump_program(translation.program))
+    code = steptp(["verify", str(leir_file), "--source", str(source), "--set", "ROWS=4", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0, data
+    assert data["outcome"] == "pass" and data["reference"] == "torch" and data["notes"] == []
+    assert data["outputs"][translation.output_names[0]]["dtype"] == "i64"
