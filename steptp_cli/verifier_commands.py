@@ -68,20 +68,18 @@ class _InvalidInput(Exception):
 
 
 def _parse_sets(items: list[str]) -> dict[str, object]:
-    sets: dict[str, object] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise UsageError(f"--set expects N=V, got {item!r}")
-        for convert in (int, float):
-            try:
-                sets[name] = convert(value)
-                break
-            except ValueError:
-                continue
-        else:
-            sets[name] = value
-    return sets
+    """``--set`` values read exactly as ``translate`` reads them (Python literals: ints, floats, tuples...).
+
+    A tuple such as ``input_shape=(16,)`` must reach the source as a tuple, or the reference cannot
+    rebuild the inputs the program was translated for.
+    """
+    from leir.frontend.errors import FrontendError
+    from leir.frontend.loading import parse_set
+
+    try:
+        return dict(parse_set(item) for item in items)
+    except FrontendError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _load_params(path: Path) -> dict:

@@ -311,3 +311,41 @@ def test_cli_torch_source_reference_for_an_integer_output(tmp_path: Path, monkey
     assert code == 0, data
     assert data["outcome"] == "pass" and data["reference"] == "torch" and data["notes"] == []
     assert data["outputs"][translation.output_names[0]]["dtype"] == "i64"
+
+
+TUPLE_SHAPE_SOURCE = '''\
+import torch
+import torch.nn as nn
+
+BATCH = 3
+SHAPE = (5,)
+
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, dim=1)
+
+
+def get_inputs():
+    return [torch.randn(BATCH, *SHAPE)]
+'''
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_cli_set_reads_a_tuple_like_translate(tmp_path: Path, monkeypatch, capsys, dtype):
+    """``--set SHAPE=(4,)`` reaches the reference as a tuple, as it reached the translation."""
+    from leir.frontend.translate import translate_file
+    from leir.program import dump_program
+
+    monkeypatch.setenv("STEPTP_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "tuple_shape.py"
+    source.write_text(TUPLE_SHAPE_SOURCE)
+    translation = translate_file(source, sets={"SHAPE": (4,)}, dtype=dtype)
+    assert [d.shape for d in translation.program.signature.by_role("input")] == [(3, 4)]
+    leir_file = tmp_path / "tuple_shape.leir"
+    leir_file.write_text(dump_program(translation.program))
+    code = steptp(["verify", str(leir_file), "--source", str(source), "--set", "SHAPE=(4,)", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0, data
+    assert data["outcome"] == "pass" and data["notes"] == []
+    assert steptp(["verify", str(leir_file), "--source", str(source), "--set", "SHAPE"]) == 2
