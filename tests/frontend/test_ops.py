@@ -135,6 +135,9 @@ case("einsum_three_and_trace", lambda: Fn(lambda a, b, c: torch.einsum("ij,jk,kl
 case("addmm_baddbmm", lambda: Fn(lambda i, a, b, bb: torch.addmm(i, a, b, beta=0.5, alpha=2.0).sum()
                                  + torch.baddbmm(bb, a.unsqueeze(0), b.unsqueeze(0)).sum()),
      lambda: [r(3, 2), r(3, 4), r(4, 2), r(1, 3, 2)])
+case("addbmm_sums_the_batch", lambda: Fn(lambda i, a, b: torch.addbmm(i, a, b, beta=0.5, alpha=2.0)
+                                         + i.addbmm(a, b) + torch.addbmm(i, a, b, beta=0)),
+     lambda: [r(3, 2), r(4, 3, 5), r(4, 5, 2)])
 case("bilinear", lambda: nn.Bilinear(3, 4, 5), lambda: [r(2, 3), r(2, 4)])
 case("outer_mv_dot", lambda: Fn(lambda a, b, m: torch.outer(a, b).sum(1) + torch.mv(m, b) + torch.dot(b, b)),
      lambda: [r(3), r(4), r(3, 4)])

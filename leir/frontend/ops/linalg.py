@@ -1,4 +1,4 @@
-"""Contractions: linear, matmul/mm/bmm (with batch broadcasting), einsum, addmm/baddbmm, bilinear.
+"""Contractions: linear, matmul/mm/bmm (with batch broadcasting), einsum, addmm/baddbmm/addbmm, bilinear.
 
 All are one reduction block ``C=C+A*B`` over the output dimensions then the contracted ones (the
 public data's matmul form); a bias or ``beta*input`` term is a second, accumulating block.
@@ -168,10 +168,19 @@ def _scale_add(ctx, out: Tensor, other: Tensor, alpha, beta) -> None:
     ctx.em.block(out.shape, body)
 
 
-@op("addmm", torch.addmm, torch.baddbmm, torch.addbmm, torch.addmv,
-    methods=("addmm", "baddbmm", "addmv"))
+@op("addmm", torch.addmm, torch.baddbmm, torch.addmv, methods=("addmm", "baddbmm", "addmv"))
 def addmm(ctx, inp, a, b, *, beta=1, alpha=1):
     out = matmul_into(ctx, a, b, ctx.shape, ctx.dtype)
+    if alpha != 1 or beta != 0:
+        _scale_add(ctx, out, inp, alpha, beta)
+    return out
+
+
+@op("addbmm", torch.addbmm, methods=("addbmm",))
+def addbmm(ctx, inp, a, b, *, beta=1, alpha=1):
+    """``beta*inp + alpha*sum_b a[b]@b[b]``: the batch is a second reduction axis, not an output dim."""
+    out = contract(ctx, ctx.shape, [a.shape[0], a.shape[2]],
+                   lambda vs, rs: E.mul(a.ref(rs[0], vs[0], rs[1]), b.ref(rs[0], rs[1], vs[1])))
     if alpha != 1 or beta != 0:
         _scale_add(ctx, out, inp, alpha, beta)
     return out
