@@ -247,6 +247,14 @@ case("triu_tril_diag", lambda: Fn(lambda x, v: (torch.triu(x), torch.tril(x, -1)
 case("pad_constant_and_crop", lambda: Fn(lambda x: (F.pad(x, (1, 2)), F.pad(x, (0, 1, 2, 0), value=-1.5),
                                                     F.pad(x, (-1, 1)), nn.ZeroPad2d(1)(x))),
      lambda: [r(2, 3, 4)])
+case("pad_reflect_replicate_circular", lambda: Fn(lambda x: (
+    F.pad(x, (2, 1, 1, 2), mode="reflect"), F.pad(x, (0, 3), mode="replicate"),
+    F.pad(x, (1, 2, 2, 0), mode="circular"), F.pad(x, (3, 3, 2, 2), mode="circular"))),
+     lambda: [r(2, 3, 4)])
+case("edge_pad_modules", lambda: Fn(lambda x: (
+    nn.ReflectionPad2d((1, 0, 2, 1))(x), nn.ReplicationPad3d(1)(x), nn.CircularPad1d((2, 1))(x[0]),
+    nn.ReflectionPad1d(3)(x[:, 0]))),
+     lambda: [r(2, 3, 4, 5)])
 case("interpolate_nearest", lambda: Fn(lambda x: (F.interpolate(x, scale_factor=2), nn.Upsample(size=(5, 3))(x))),
      lambda: [r(1, 2, 3, 2)])
 case("embedding_module", lambda: nn.Embedding(6, 3), lambda: [ints(6, 2, 3)])
@@ -433,7 +441,7 @@ LLVM_CASES = [
     "max_pool2d_ceil", "avg_pool2d_exclude_pad", "adaptive_avg_uneven", "adaptive_max", "cumsum_cumprod",
     "cumsum_1d", "argmax_ties_first", "sdpa_gqa", "sdpa_masks", "gather_index", "gathers",
     "cross_entropy_ignore_index", "triu_tril_diag", "flip_roll", "view_reshape_flatten", "group_norm",
-    "batch_norm_train", "logsumexp", "pad_constant_and_crop", "einsum_three_and_trace", "cast_int_float",
+    "batch_norm_train", "logsumexp", "pad_constant_and_crop", "pad_reflect_replicate_circular", "einsum_three_and_trace", "cast_int_float",
     "mha_batch_first_masks", "interpolate_linear_family", "rounding", "recurrent",
 ]
 

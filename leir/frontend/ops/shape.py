@@ -430,24 +430,39 @@ def fill_like(ctx, *args, **kwargs):
     return ctx.em.fill(ctx.shape, ctx.dtype, value)
 
 
+#: Pad modules that repeat the tensor's own values at its edges, by the F.pad mode they stand for.
+EDGE_PAD_MODULES = {
+    **dict.fromkeys((nn.ReflectionPad1d, nn.ReflectionPad2d, nn.ReflectionPad3d), "reflect"),
+    **dict.fromkeys((nn.ReplicationPad1d, nn.ReplicationPad2d, nn.ReplicationPad3d), "replicate"),
+    **dict.fromkeys((nn.CircularPad1d, nn.CircularPad2d, nn.CircularPad3d), "circular"),
+}
+EDGE_MODES = ("reflect", "replicate", "circular")
+
+
 @op("pad", F.pad, modules=(nn.ConstantPad1d, nn.ConstantPad2d, nn.ConstantPad3d, nn.ZeroPad1d, nn.ZeroPad2d,
-                           nn.ZeroPad3d))
+                           nn.ZeroPad3d, *EDGE_PAD_MODULES))
 def pad(ctx, *args, **kwargs):
-    """Constant padding (negative amounts crop), as a guarded gather like the conv padding copy."""
+    """Constant padding (negative amounts crop) as a guarded gather like the conv padding copy; reflect,
+    replicate and circular padding as edge copies (``edge_pad``)."""
     if ctx.module is not None:
         m, x = args[0], args[1]
-        amounts, mode, value = list(m.padding), "constant", getattr(m, "value", 0.0)
+        mode = EDGE_PAD_MODULES.get(type(m), "constant")
+        amounts, value = list(m.padding), getattr(m, "value", 0.0)
     else:
         x = args[0]
         amounts = list(kwargs.get("pad", args[1] if len(args) > 1 else ()))
         mode = kwargs.get("mode", args[2] if len(args) > 2 else "constant")
         value = kwargs.get("value", args[3] if len(args) > 3 else None)
-    if mode != "constant":
-        raise UnsupportedOperatorError("pad", detail=f"mode={mode!r}", supported="mode='constant'")
-    value = 0.0 if value is None else value
     before = [0] * x.ndim
+    after = [0] * x.ndim
     for k in range(len(amounts) // 2):
-        before[x.ndim - 1 - k] = amounts[2 * k]
+        before[x.ndim - 1 - k], after[x.ndim - 1 - k] = amounts[2 * k], amounts[2 * k + 1]
+    if mode in EDGE_MODES:
+        return edge_pad(ctx, x, before, after, mode)
+    if mode != "constant":
+        raise UnsupportedOperatorError("pad", detail=f"mode={mode!r}",
+                                       supported="mode='constant', 'reflect', 'replicate', 'circular'")
+    value = 0.0 if value is None else value
     shape = ctx.shape
 
     def cond(vs):
@@ -463,6 +478,55 @@ def pad(ctx, *args, **kwargs):
 
     needs_guard = any(before[d] > 0 or shape[d] - before[d] > x.shape[d] for d in range(x.ndim))
     return copy_block(ctx, shape, x.dtype, index, x, cond_fn=cond if needs_guard else None, other=value)
+
+
+def edge_pad(ctx, x: Tensor, before, after, mode: str) -> Tensor:
+    """Reflect/replicate/circular padding, one dimension at a time (last first, as PyTorch applies it)."""
+    if min(before + after) < 0:
+        raise UnsupportedOperatorError("pad", detail=f"negative amounts with mode={mode!r}",
+                                       supported="negative amounts with mode='constant'")
+    for dim in reversed(range(x.ndim)):
+        if before[dim] or after[dim]:
+            x = _edge_pad_dim(ctx, x, dim, before[dim], after[dim], mode)
+    return x
+
+
+def _edge_sources(mode: str, n: int, lo: int):
+    """Source index of the low and the high border's ``v``-th element (all affine, always in bounds)."""
+    if mode == "reflect":  # the edge element itself is not repeated
+        return (lambda v: E.isub(lo, v)), (lambda v: E.isub(n - 2, v))
+    if mode == "replicate":
+        return (lambda v: E.ZERO), (lambda v: E.lit(n - 1))
+    return (lambda v: E.iadd(v, n - lo)), (lambda v: v)  # circular: wrap around
+
+
+def _edge_pad_dim(ctx, x: Tensor, dim: int, lo: int, hi: int, mode: str) -> Tensor:
+    """Three copies into disjoint slabs of the result along ``dim``: the body, the low and the high border."""
+    n = x.shape[dim]
+    if mode != "replicate" and max(lo, hi) > (n - 1 if mode == "reflect" else n):
+        raise UnsupportedOperatorError("pad", detail=f"mode={mode!r} by more than the dimension allows")
+    shape = list(x.shape)
+    shape[dim] = n + lo + hi
+    out = ctx.em.fresh(tuple(shape), x.dtype)
+    low, high = _edge_sources(mode, n, lo)
+
+    def slab(extent: int, offset: int, source) -> None:
+        slab_shape = list(x.shape)
+        slab_shape[dim] = extent
+
+        def body(*vs):
+            dst, src = list(vs), list(vs)
+            dst[dim], src[dim] = E.iadd(vs[dim], offset), source(vs[dim])
+            return Assign(out.ref(*dst), x.ref(*src))
+
+        ctx.em.block(tuple(slab_shape), body)
+
+    slab(n, lo, lambda v: v)
+    if lo:
+        slab(lo, 0, low)
+    if hi:
+        slab(hi, lo + n, high)
+    return out
 
 
 @op("interpolate", F.interpolate, modules=(nn.Upsample,))
