@@ -150,6 +150,24 @@ case("conv2d_depthwise_same", lambda: nn.Conv2d(3, 6, 3, padding="same", groups=
      lambda: [r(1, 3, 5, 6)])
 case("conv2d_same_even_kernel", lambda: nn.Conv2d(2, 2, 4, padding="same", dilation=1), lambda: [r(1, 2, 6, 5)])
 case("conv3d", lambda: nn.Conv3d(2, 3, (2, 3, 2), stride=(1, 2, 1), padding=1), lambda: [r(1, 2, 4, 5, 4)])
+
+
+class PaddingModes(nn.Module):
+    """Convolutions whose padding repeats the input's edge values instead of zeros."""
+
+    def __init__(self):
+        super().__init__()
+        self.reflect = nn.Conv2d(2, 3, 3, padding=(1, 2), padding_mode="reflect")
+        self.replicate = nn.Conv2d(2, 2, (2, 3), stride=2, padding=1, padding_mode="replicate", groups=2)
+        self.circular = nn.Conv1d(2, 3, 3, padding="same", dilation=2, padding_mode="circular")
+        self.reflect3d = nn.Conv3d(2, 2, 2, padding=1, padding_mode="reflect", bias=False)
+
+    def forward(self, x):
+        return (self.reflect(x), self.replicate(x), self.circular(x[:, :, 0]),
+                self.reflect3d(x.unsqueeze(2).expand(-1, -1, 3, -1, -1)))
+
+
+case("conv_padding_modes", PaddingModes, lambda: [r(2, 2, 5, 6)])
 case("conv_functional", lambda: Fn(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1)),
      lambda: [r(1, 3, 7, 7), r(5, 3, 3, 3), r(5)])
 case("conv_transpose1d", lambda: nn.ConvTranspose1d(3, 2, 4, stride=3, padding=1, output_padding=2),
@@ -437,7 +455,8 @@ def test_default_binds_first_dimension_and_neutral_does_not():
 
 #: Cases whose index arithmetic, guards or recurrences are the most delicate for the TVM lowering.
 LLVM_CASES = [
-    "conv1d_stride_pad_dil", "conv2d_groups", "conv_transpose2d_groups_dil", "conv_transpose2d_big_padding",
+    "conv1d_stride_pad_dil", "conv2d_groups", "conv_padding_modes", "conv_transpose2d_groups_dil",
+    "conv_transpose2d_big_padding",
     "max_pool2d_ceil", "avg_pool2d_exclude_pad", "adaptive_avg_uneven", "adaptive_max", "cumsum_cumprod",
     "cumsum_1d", "argmax_ties_first", "sdpa_gqa", "sdpa_masks", "gather_index", "gathers",
     "cross_entropy_ignore_index", "triu_tril_diag", "flip_roll", "view_reshape_flatten", "group_norm",

@@ -3,6 +3,7 @@ dilation and groups.
 
 A padded input is first copied into an intermediate with a chained-compare guard (the public data's
 form); the convolution is then one reduction block over ``N, Cout, out..., Cin/groups, kernel...``.
+``padding_mode`` reflect/replicate/circular pads with ``shape.edge_pad`` first, as PyTorch does.
 A transposed convolution scatters the input into a zero-initialised, stride-dilated, padded
 intermediate (unwritten elements of an intermediate are 0) and runs a stride-1 convolution with the
 flipped kernel over it — no data-dependent guards in the hot loop.
@@ -20,6 +21,7 @@ from ..emit import Tensor
 from ..errors import UnsupportedOperatorError
 from ..registry import op
 from .linalg import add_bias
+from .shape import edge_pad, pad_amounts
 
 
 def tup(value, n: int) -> list[int]:
@@ -149,12 +151,20 @@ def _mod_check(module):
                                        supported="padding_mode='zeros'")
 
 
+def _edge_padded(ctx, m, x: Tensor) -> Tensor:
+    """``padding_mode`` reflect/replicate/circular: as PyTorch does, pad in that mode, then convolve."""
+    before, after = pad_amounts(list(m._reversed_padding_repeated_twice), x.ndim)
+    return edge_pad(ctx, x, before, after, m.padding_mode)
+
+
 @op("conv", F.conv1d, F.conv2d, F.conv3d, modules=(nn.Conv1d, nn.Conv2d, nn.Conv3d))
 def conv(ctx, *args, **kwargs):
     if ctx.module is not None:
         m, x = args[0], args[1]
-        _mod_check(m)
-        return conv_into(ctx, x, ctx.known(m.weight), ctx.maybe_known(m.bias), m.stride, m.padding,
+        padding = m.padding
+        if m.padding_mode != "zeros":
+            x, padding = _edge_padded(ctx, m, x), 0
+        return conv_into(ctx, x, ctx.known(m.weight), ctx.maybe_known(m.bias), m.stride, padding,
                          m.dilation, m.groups)
     names = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
     defaults = (None, None, None, 1, 0, 1, 1)

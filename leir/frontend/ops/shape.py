@@ -453,10 +453,7 @@ def pad(ctx, *args, **kwargs):
         amounts = list(kwargs.get("pad", args[1] if len(args) > 1 else ()))
         mode = kwargs.get("mode", args[2] if len(args) > 2 else "constant")
         value = kwargs.get("value", args[3] if len(args) > 3 else None)
-    before = [0] * x.ndim
-    after = [0] * x.ndim
-    for k in range(len(amounts) // 2):
-        before[x.ndim - 1 - k], after[x.ndim - 1 - k] = amounts[2 * k], amounts[2 * k + 1]
+    before, after = pad_amounts(amounts, x.ndim)
     if mode in EDGE_MODES:
         return edge_pad(ctx, x, before, after, mode)
     if mode != "constant":
@@ -478,6 +475,14 @@ def pad(ctx, *args, **kwargs):
 
     needs_guard = any(before[d] > 0 or shape[d] - before[d] > x.shape[d] for d in range(x.ndim))
     return copy_block(ctx, shape, x.dtype, index, x, cond_fn=cond if needs_guard else None, other=value)
+
+
+def pad_amounts(amounts, ndim: int) -> tuple[list[int], list[int]]:
+    """F.pad's flat ``(last_lo, last_hi, prev_lo, prev_hi, ...)`` as per-dimension before/after lists."""
+    before, after = [0] * ndim, [0] * ndim
+    for k in range(len(amounts) // 2):
+        before[ndim - 1 - k], after[ndim - 1 - k] = amounts[2 * k], amounts[2 * k + 1]
+    return before, after
 
 
 def edge_pad(ctx, x: Tensor, before, after, mode: str) -> Tensor:
