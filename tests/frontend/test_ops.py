@@ -239,6 +239,10 @@ case("softmax_dims", lambda: Fn(lambda x: F.softmax(x, dim=0) + F.log_softmax(x,
 case("cumsum_cumprod", lambda: Fn(lambda x: (torch.cumsum(x, 0), x.cumsum(-1), torch.cumprod(x, dim=1))),
      lambda: [r(4, 6)])
 case("cumsum_1d", lambda: Fn(lambda x: torch.cumsum(x, 0)), lambda: [r(9)])
+case("cummax_cummin_logcumsumexp", lambda: Fn(lambda x: (
+    torch.cummax(x, 1)[0], torch.cummax(x, 1).indices, x.cummin(dim=-1)[0], x.cummin(dim=-1)[1],
+    torch.logcumsumexp(x, 0), x.logcumsumexp(-1))),
+     lambda: [torch.cat([r(2, 7), torch.tensor([[1.0, 3.0, 3.0, 0.5, 3.0, -2.0, -2.0]] * 2)])])
 
 # ---------------------------------------------------------------------------------------- shapes
 case("view_reshape_flatten", lambda: Fn(lambda x: (x.view(6, 4) + 1, x.reshape(2, 12), x.flatten(),
@@ -458,6 +462,7 @@ LLVM_CASES = [
     "conv1d_stride_pad_dil", "conv2d_groups", "conv_padding_modes", "conv_transpose2d_groups_dil",
     "conv_transpose2d_big_padding",
     "max_pool2d_ceil", "avg_pool2d_exclude_pad", "adaptive_avg_uneven", "adaptive_max", "cumsum_cumprod",
+    "cummax_cummin_logcumsumexp",
     "cumsum_1d", "argmax_ties_first", "sdpa_gqa", "sdpa_masks", "gather_index", "gathers",
     "cross_entropy_ignore_index", "triu_tril_diag", "flip_roll", "view_reshape_flatten", "group_norm",
     "batch_norm_train", "logsumexp", "pad_constant_and_crop", "pad_reflect_replicate_circular", "einsum_three_and_trace", "cast_int_float",

@@ -1,5 +1,5 @@
 """Reductions and scans: sum/mean/prod/max/min/argmax/argmin/logsumexp/norms/var/std, softmax and
-log-softmax, cumsum/cumprod.
+log-softmax, cumsum/cumprod/cummax/cummin/logcumsumexp.
 
 Reductions rely on LEIR's implicit init (a fresh LHS reading itself is a reduction; ``+`` starts at 0,
 ``max`` at -inf...). Arg-reductions keep PyTorch's *first* index on ties: after the max, a ``min`` over
@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from leir.ast import Assign
+from leir.ast import Assign, Block
 
 from .. import expr as E
 from ..emit import Tensor, reduced_index
@@ -280,27 +280,60 @@ def std(ctx, x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return ctx.em.elementwise(v.shape, ctx.dtype, [v], E.sqrt)
 
 
+def _scan_loops(ctx, x: Tensor, dim: int):
+    """Loops with the scanned dim innermost; the subscripts of the element and of its predecessor."""
+    order = [d for d in range(x.ndim) if d != dim] + [dim]
+    loops, variables = ctx.em.loops([x.shape[d] for d in order], bind=order[0] != dim)
+    vs = [None] * x.ndim
+    for d, v in zip(order, variables, strict=True):
+        vs[d] = v
+    prev = list(vs)
+    prev[dim] = E.isub(vs[dim], 1)
+    return loops, vs, prev
+
+
+def _first(k, init, previous):
+    """The predecessor's value, or ``init`` at the first element (the guard of a prefix recurrence)."""
+    return E.ite(E.cmp(E.isub(k, 1), "<", 0), init, previous)
+
+
+def _logaddexp(p, v):
+    """``log(exp(p)+exp(v))`` without overflow."""
+    return E.add(E.maximum(p, v), E.log(E.add(1, E.exp(E.neg(E.call("abs", E.sub(p, v)))))))
+
+
+#: A scan's step: (previous, element) → new value, and its identity.
+SCANS = {"+": (E.add, 0), "*": (E.mul, 1), "logaddexp": (_logaddexp, -math.inf),
+         "max": (E.maximum, -math.inf), "min": (E.minimum, math.inf)}
+
+
 def scan(ctx, x: Tensor, dim: int, combiner: str) -> Tensor:
     """Inclusive prefix scan along ``dim`` as a guarded recurrence, the scanned loop innermost."""
     dim %= max(x.ndim, 1)
     out = ctx.em.fresh(x.shape, ctx.dtype)
-    order = [d for d in range(x.ndim) if d != dim] + [dim]
-    bind = order[0] != dim
-    init = 0 if combiner == "+" else 1
-
-    loops, variables = ctx.em.loops([x.shape[d] for d in order], bind=bind)
-    vs = [None] * x.ndim
-    for d, v in zip(order, variables, strict=True):
-        vs[d] = v
-    k = vs[dim]
-    prev = list(vs)
-    prev[dim] = E.isub(k, 1)
-    previous = E.ite(E.cmp(E.isub(k, 1), "<", 0), init, out.ref(*prev))
-    value = E.add(previous, x.ref(*vs)) if combiner == "+" else E.mul(previous, x.ref(*vs))
-    from leir.ast import Block
-
+    step, init = SCANS[combiner]
+    loops, vs, prev = _scan_loops(ctx, x, dim)
+    value = step(_first(vs[dim], init, out.ref(*prev)), x.ref(*vs))
     ctx.em.blocks.append(Block(loops, (Assign(out.ref(*vs), value),)))
     return out
+
+
+def scan_with_index(ctx, x: Tensor, dim: int, combiner: str) -> ValuesIndices:
+    """cummax/cummin: the running extreme, then where it was last reached. ``x >= running max`` (after
+    the update) is PyTorch's ``x >= previous max``, so a tie moves the index forward as in PyTorch."""
+    dim %= max(x.ndim, 1)
+    step, init = SCANS[combiner]
+    values = ctx.em.fresh(x.shape, x.dtype)
+    index = ctx.em.fresh(x.shape, "i64")
+    loops, vs, prev = _scan_loops(ctx, x, dim)
+    k = vs[dim]
+    reaches = E.cmp(x.ref(*vs), ">=" if combiner == "max" else "<=", values.ref(*vs))
+    statements = (
+        Assign(values.ref(*vs), step(_first(k, init, values.ref(*prev)), x.ref(*vs))),
+        Assign(index.ref(*vs), E.ite(reaches, k, _first(k, 0, index.ref(*prev)))),
+    )
+    ctx.em.blocks.append(Block(loops, statements))
+    return ValuesIndices(values, index)
 
 
 @op("cumsum", torch.cumsum, methods=("cumsum", "cumsum_"))
@@ -315,6 +348,21 @@ def cumsum(ctx, x, dim, *, dtype=None):
 @op("cumprod", torch.cumprod, methods=("cumprod", "cumprod_"))
 def cumprod(ctx, x, dim, *, dtype=None):
     return scan(ctx, x, dim, "*")
+
+
+@op("logcumsumexp", torch.logcumsumexp, methods=("logcumsumexp",))
+def logcumsumexp(ctx, x, dim):
+    return scan(ctx, x, dim, "logaddexp")
+
+
+@op("cummax", torch.cummax, methods=("cummax",))
+def cummax(ctx, x, dim):
+    return scan_with_index(ctx, x, dim, "max")
+
+
+@op("cummin", torch.cummin, methods=("cummin",))
+def cummin(ctx, x, dim):
+    return scan_with_index(ctx, x, dim, "min")
 
 
 def _bool_reduce(ctx, x: Tensor, dim, keepdim, combiner: str) -> Tensor:
