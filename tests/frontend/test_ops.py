@@ -338,6 +338,17 @@ case("hinge_ranking_bce", lambda: Fn(lambda x, y, p, t: (F.hinge_embedding_loss(
                                                          F.binary_cross_entropy_with_logits(x, t),
                                                          F.soft_margin_loss(x, y))),
      lambda: [r(8), torch.tensor([1.0, -1, 1, 1, -1, -1, 1, -1]), r(8, seed=3), probs(8)])
+case("poisson_gaussian_nll", lambda: Fn(lambda x, t, v: (
+    F.poisson_nll_loss(x, t), F.poisson_nll_loss(x.abs(), t, log_input=False, full=True, reduction="sum"),
+    nn.PoissonNLLLoss(full=True, reduction="none")(x, t), F.gaussian_nll_loss(x, t, v),
+    F.gaussian_nll_loss(x, t, v[:, :1], full=True, reduction="sum"),
+    nn.GaussianNLLLoss(eps=0.5, reduction="none")(x, t, v[:, 0]))),
+     lambda: [r(4, 5), pos(4, 5, seed=1) * 2, pos(4, 5, seed=2)])
+case("embedding_margin_losses", lambda: Fn(lambda a, b, y, t, m: (
+    F.cosine_embedding_loss(a, b, y), nn.CosineEmbeddingLoss(margin=0.2, reduction="none")(a, b, y),
+    F.multi_margin_loss(a, t), F.multi_margin_loss(a, t, p=2, margin=0.5, weight=b[0].abs(), reduction="sum"),
+    F.multilabel_soft_margin_loss(a, m), F.multilabel_soft_margin_loss(a, m, weight=b[1], reduction="none"))),
+     lambda: [r(4, 5), r(4, 5, seed=1), torch.tensor([1.0, -1, -1, 1]), ints(5, 4), (r(4, 5, seed=3) > 0).double()])
 
 # ------------------------------------------------------------------------------------- attention
 case("sdpa_plain_scale", lambda: Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, scale=0.3)),

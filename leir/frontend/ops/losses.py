@@ -1,12 +1,15 @@
 """Loss functions: MSE, L1, smooth L1, Huber, cross-entropy (class indices or probabilities), NLL,
 KL divergence, BCE (with logits), hinge embedding, margin ranking, soft margin, triplet margin,
-cosine similarity and pairwise distance.
+cosine similarity and pairwise distance, Poisson and Gaussian NLL, cosine embedding, multi-class margin
+and multi-label soft margin.
 
 Each is a pointwise block (or a small chain) followed by the requested reduction (``mean`` = a sum
 block and a division block, as the public data writes it).
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 import torch.nn.functional as F
@@ -19,6 +22,7 @@ from ..emit import Tensor
 from ..errors import UnsupportedOperatorError
 from ..registry import op
 from .reductions import mean_of, softmax_into
+from .shape import reshape_to
 
 
 def _shape(*ts) -> tuple[int, ...]:
@@ -315,4 +319,106 @@ def margin_ranking_loss(ctx, *args, **kwargs):
     names = ("margin", "size_average", "reduce", "reduction")
     (a, b, y), (margin, _, _, reduction) = _get(ctx, args, kwargs, names, (0.0, None, None, "mean"), 3)
     pw = _pointwise(ctx, [a, b, y], lambda p, q, s: E.maximum(E.add(E.neg(E.mul(s, E.sub(p, q))), margin), 0))
+    return reduce_loss(ctx, pw, reduction)
+
+
+def _log_sigmoid(x):
+    """``log(sigmoid(x))`` without overflow: ``-(max(-x, 0) + log(1 + exp(-|x|)))``."""
+    return E.neg(E.add(E.maximum(E.neg(x), 0), E.log(E.add(1, E.exp(E.neg(E.call("abs", x)))))))
+
+
+@op("poisson_nll_loss", F.poisson_nll_loss, modules=(nn.PoissonNLLLoss,))
+def poisson_nll_loss(ctx, *args, **kwargs):
+    names = ("log_input", "full", "size_average", "eps", "reduce", "reduction")
+    (x, t), (log_input, full, _, eps, _, reduction) = _get(
+        ctx, args, kwargs, names, (True, False, None, 1e-8, None, "mean"), 2)
+
+    def term(a, y):
+        value = E.sub(E.exp(a), E.mul(y, a)) if log_input else E.sub(a, E.mul(y, E.log(E.add(a, eps))))
+        if full:  # Stirling's approximation of log(y!), only where y > 1 (as PyTorch)
+            stirling = E.add(E.sub(E.mul(y, E.log(y)), y), E.mul(0.5, E.log(E.mul(2 * math.pi, y))))
+            value = E.add(value, E.ite(E.cmp(y, ">", 1), stirling, 0))
+        return value
+
+    return reduce_loss(ctx, _pointwise(ctx, [x, t], term), reduction)
+
+
+@op("gaussian_nll_loss", F.gaussian_nll_loss, modules=(nn.GaussianNLLLoss,))
+def gaussian_nll_loss(ctx, *args, **kwargs):
+    (x, t, var), (full, eps, reduction) = _get(ctx, args, kwargs, ("full", "eps", "reduction"),
+                                                (False, 1e-6, "mean"), 3)
+    if var.ndim == x.ndim - 1:  # PyTorch reads a var without the last dim as one variance per row
+        var = reshape_to(ctx, var, (*var.shape, 1))
+
+    def term(a, y, v):
+        clamped = E.maximum(v, eps)
+        value = E.mul(0.5, E.add(E.log(clamped), E.div(E.mul(E.sub(a, y), E.sub(a, y)), clamped)))
+        return E.add(value, 0.5 * math.log(2 * math.pi)) if full else value
+
+    return reduce_loss(ctx, _pointwise(ctx, [x, t, var], term), reduction)
+
+
+@op("cosine_embedding_loss", F.cosine_embedding_loss, modules=(nn.CosineEmbeddingLoss,))
+def cosine_embedding_loss(ctx, *args, **kwargs):
+    """PyTorch's form: ``cos = <a,b> / sqrt((|a|^2+1e-12)(|b|^2+1e-12))`` over the last dim; ``1-cos`` where
+    ``y == 1``, ``max(cos - margin, 0)`` where ``y == -1``, 0 elsewhere."""
+    names = ("margin", "size_average", "reduce", "reduction")
+    (a, b, y), (margin, _, _, reduction) = _get(ctx, args, kwargs, names, (0.0, None, None, "mean"), 3)
+    em, last = ctx.em, a.ndim - 1
+
+    def sum_of(p, q):
+        return em.reduce(None, [last], False, "+", ctx.dtype, shape=a.shape,
+                         value=lambda *vs: E.mul(p.ref(*vs), q.ref(*vs)))
+
+    dot, sa, sb = sum_of(a, b), sum_of(a, a), sum_of(b, b)
+
+    def term(d, p, q, s):
+        cos = E.div(d, E.sqrt(E.mul(E.add(p, 1e-12), E.add(q, 1e-12))))
+        return E.add(E.ite(E.cmp(s, "==", 1), E.sub(1, cos), 0),
+                     E.ite(E.cmp(s, "==", -1), E.maximum(E.sub(cos, margin), 0), 0))
+
+    return reduce_loss(ctx, em.elementwise(dot.shape, ctx.dtype, [dot, sa, sb, y], term), reduction)
+
+
+@op("multi_margin_loss", F.multi_margin_loss, modules=(nn.MultiMarginLoss,))
+def multi_margin_loss(ctx, *args, **kwargs):
+    """``sum_{i != y} max(0, margin - x[y] + x[i])^p / C`` per row (``weight[y]`` scales each term)."""
+    names = ("p", "margin", "weight", "size_average", "reduce", "reduction")
+    (x, t), (p, margin, weight, _, _, reduction) = _get(ctx, args, kwargs, names,
+                                                        (1, 1.0, None, None, None, "mean"), 2)
+    if x.ndim != 2:
+        raise UnsupportedOperatorError("multi_margin_loss", detail=f"a {x.ndim}-d input",
+                                       supported="a 2-d (N, C) input")
+    if ctx.module is not None and weight is not None:
+        weight = ctx.known(weight)
+    classes = x.shape[1]
+
+    def term(n, i):
+        hinge = E.maximum(E.add(E.sub(margin, x.ref(n, t.ref(n))), x.ref(n, i)), 0)
+        hinge = hinge if p == 1 else E.mul(hinge, hinge)
+        if weight is not None:
+            hinge = E.mul(weight.ref(t.ref(n)), hinge)
+        return E.ite(E.cmp(i, "!=", t.ref(n)), E.div(hinge, classes), 0)
+
+    pw = ctx.em.reduce(None, [1], False, "+", ctx.dtype, shape=x.shape, value=term)
+    return reduce_loss(ctx, pw, reduction)
+
+
+@op("multilabel_soft_margin_loss", F.multilabel_soft_margin_loss, modules=(nn.MultiLabelSoftMarginLoss,))
+def multilabel_soft_margin_loss(ctx, *args, **kwargs):
+    """``-mean_c(y*logsigmoid(x) + (1-y)*logsigmoid(-x))`` per sample (``weight`` scales each class)."""
+    names = ("weight", "size_average", "reduce", "reduction")
+    (x, y), (weight, _, _, reduction) = _get(ctx, args, kwargs, names, (None, None, None, "mean"), 2)
+    if ctx.module is not None and weight is not None:
+        weight = ctx.known(weight)
+    em, last = ctx.em, x.ndim - 1
+    shape = _shape(x, y)
+
+    def term(*vs):
+        a, b = em.bref(x, vs, shape), em.bref(y, vs, shape)
+        value = E.neg(E.add(E.mul(b, _log_sigmoid(a)), E.mul(E.sub(1, b), _log_sigmoid(E.neg(a)))))
+        return value if weight is None else E.mul(value, em.bref(weight, vs, shape))
+
+    total = em.reduce(None, [last], False, "+", ctx.dtype, shape=shape, value=term)
+    pw = em.elementwise(total.shape, ctx.dtype, [total], lambda s: E.div(s, shape[last]))
     return reduce_loss(ctx, pw, reduction)
