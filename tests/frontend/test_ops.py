@@ -83,6 +83,8 @@ case("unary_math", lambda: Fn(lambda a: torch.exp(-a) + torch.log(a) + torch.sqr
                               + torch.erf(a) + torch.reciprocal(a) + a.square() + torch.log1p(a)),
      lambda: [pos(3, 6)])
 case("abs_sign", lambda: Fn(lambda a: torch.abs(a) * torch.sign(a)), lambda: [r(5, 4)])
+case("erfc_hypot", lambda: Fn(lambda a, b: (torch.erfc(a), torch.special.erfc(a * 2), torch.hypot(a, b),
+                                            a.hypot(b[0]))), lambda: [r(3, 5), r(3, 5, seed=1)])
 case("compare_where", lambda: Fn(lambda a, b: torch.where(a > b, a, b * 2) + (a <= 0).float()),
      lambda: [r(3, 4), r(4)])
 case("masked_fill", lambda: Fn(lambda a: a.masked_fill(a < 0, float("-inf")).softmax(-1)), lambda: [r(4, 6)])
@@ -232,6 +234,16 @@ case("logsumexp", lambda: Fn(lambda x: torch.logsumexp(x, dim=1) + torch.logsume
 case("norms", lambda: Fn(lambda x: torch.norm(x) + x.norm(p=1, dim=1).sum() + torch.linalg.vector_norm(x, 3, 0).sum()
                          + torch.linalg.norm(x, dim=1).sum() + torch.norm(x, float("inf"), dim=0).sum()),
      lambda: [r(4, 5)])
+case("matrix_norms", lambda: Fn(lambda x: (
+    torch.linalg.norm(x, ord=1, dim=(0, 1)), torch.linalg.norm(x, ord=float("inf"), dim=(2, 1), keepdim=True),
+    torch.linalg.norm(x, dim=(-2, -1)), torch.linalg.norm(x[0], ord=-1), torch.linalg.norm(x[1], float("-inf")),
+    torch.linalg.matrix_norm(x), torch.linalg.matrix_norm(x, ord=1, keepdim=True), torch.linalg.norm(x[0], "fro"),
+    torch.linalg.norm(x, ord=3, dim=1), torch.norm(x, p=1, dim=(0, 1)))),
+     lambda: [r(2, 3, 4)])
+case("aminmax_count_nonzero", lambda: Fn(lambda x: (
+    torch.aminmax(x)[0], torch.aminmax(x)[1], torch.aminmax(x, dim=1).max, x.aminmax(dim=0, keepdim=True).min,
+    torch.count_nonzero(x.clamp(min=0)), torch.count_nonzero(x > 0.5, dim=1), x.count_nonzero(dim=(0, 1)))),
+     lambda: [r(3, 4, 2)])
 case("var_std", lambda: Fn(lambda x: (x.var(dim=1), x.std(), torch.var(x, 0, unbiased=False),
                                       x.std(dim=(0, 1), correction=0))), lambda: [r(3, 4, 2)])
 case("softmax_dims", lambda: Fn(lambda x: F.softmax(x, dim=0) + F.log_softmax(x, dim=1) + nn.Softmax(dim=-1)(x)),

@@ -10,6 +10,7 @@ whose first element is guarded (``if_then_else(k-1<0, 0, X_{k-1})``).
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import torch
 import torch.nn.functional as F
@@ -80,6 +81,22 @@ def amax(ctx, x, dim=(), keepdim=False):
 @op("amin", torch.amin, methods=("amin",))
 def amin(ctx, x, dim=(), keepdim=False):
     return ctx.em.reduce(x, norm_dims(dim, x.ndim), keepdim, "min", ctx.dtype)
+
+
+MinMax = namedtuple("MinMax", ["min", "max"])
+
+
+@op("aminmax", torch.aminmax, methods=("aminmax",))
+def aminmax(ctx, x, *, dim=None, keepdim=False):
+    dims = norm_dims(dim, x.ndim)
+    low = ctx.em.reduce(x, dims, keepdim, "min", x.dtype)
+    return MinMax(low, ctx.em.reduce(x, dims, keepdim, "max", x.dtype))
+
+
+@op("count_nonzero", torch.count_nonzero, methods=("count_nonzero",))
+def count_nonzero(ctx, x, dim=None):
+    return ctx.em.reduce(x, norm_dims(dim, x.ndim), False, "+", "i64",
+                         value=lambda *vs: E.ite(E.cmp(x.ref(*vs), "!=", 0), 1, 0))
 
 
 def arg_reduce(ctx, x: Tensor, dim, keepdim, combiner, values: Tensor | None = None):
@@ -239,12 +256,39 @@ def norm(ctx, x, p="fro", dim=None, keepdim=False, dtype=None):
     return vector_norm(ctx, x, p, norm_dims(dim, x.ndim), keepdim, ctx.dtype)
 
 
-@op("vector_norm", torch.linalg.vector_norm, torch.linalg.norm)
+@op("vector_norm", torch.linalg.vector_norm)
+def linalg_vector_norm(ctx, x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    return vector_norm(ctx, x, ord, norm_dims(dim, x.ndim), keepdim, ctx.dtype)
+
+
+@op("linalg_norm", torch.linalg.norm)
 def linalg_norm(ctx, x, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    if ord is not None and dim is None and x.ndim == 2 and ctx.node.target is torch.linalg.norm \
-            and ord != "fro":
-        raise UnsupportedOperatorError("linalg.norm", detail=f"matrix norm ord={ord!r}")
+    """A matrix norm when ``dim`` is a pair (or ``ord`` is given for a matrix), else a vector norm."""
+    pair = isinstance(dim, list | tuple) and len(dim) == 2
+    if pair or (dim is None and ord is not None and x.ndim == 2):
+        return matrix_norm_into(ctx, x, "fro" if ord is None else ord, dim or (-2, -1), keepdim)
     return vector_norm(ctx, x, 2 if ord is None else ord, norm_dims(dim, x.ndim), keepdim, ctx.dtype)
+
+
+@op("matrix_norm", torch.linalg.matrix_norm)
+def matrix_norm(ctx, x, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
+    return matrix_norm_into(ctx, x, ord, dim, keepdim)
+
+
+def matrix_norm_into(ctx, x: Tensor, ord, dim, keepdim: bool) -> Tensor:  # noqa: A002
+    """Frobenius, or the max/min (``±1``: over columns, ``±inf``: over rows) of absolute row/column sums.
+
+    The spectral and nuclear norms need singular values, which LEIR cannot compute: a clear error.
+    """
+    rows, cols = (d % x.ndim for d in dim)
+    if ord == "fro":
+        return vector_norm(ctx, x, 2, sorted((rows, cols)), keepdim, ctx.dtype)
+    if ord not in (1, -1, math.inf, -math.inf):
+        raise UnsupportedOperatorError("matrix norm", detail=f"ord={ord!r} (needs singular values)",
+                                       supported="ord 'fro', 1, -1, inf, -inf")
+    summed = rows if ord in (1, -1) else cols
+    sums = ctx.em.reduce(x, [summed], True, "+", ctx.dtype, value=lambda *vs: E.call("abs", x.ref(*vs)))
+    return ctx.em.reduce(sums, [rows, cols], keepdim, "max" if ord > 0 else "min", ctx.dtype)
 
 
 def variance(ctx, x: Tensor, dims, correction, keepdim, dtype) -> Tensor:
