@@ -281,6 +281,12 @@ case("triu_tril_diag", lambda: Fn(lambda x, v: (torch.triu(x), torch.tril(x, -1)
 case("pad_constant_and_crop", lambda: Fn(lambda x: (F.pad(x, (1, 2)), F.pad(x, (0, 1, 2, 0), value=-1.5),
                                                     F.pad(x, (-1, 1)), nn.ZeroPad2d(1)(x))),
      lambda: [r(2, 3, 4)])
+case("shuffle_rot90_diff_kron_diag_embed", lambda: Fn(lambda x, y: (
+    F.channel_shuffle(x, 2), nn.ChannelShuffle(3)(x), torch.rot90(x), x.rot90(2, (1, 3)), torch.rot90(x, -1, (3, 2)),
+    torch.diff(x), x.diff(n=2, dim=1), torch.diff(x, dim=0, prepend=y[:1], append=y),
+    torch.kron(x[0, 0], y[0, 0]), torch.kron(y[0, 0, 0], x), torch.diag_embed(y[0, 0]),
+    torch.diag_embed(x[0], offset=2), y.diag_embed(-1))),
+     lambda: [r(2, 6, 3, 4), r(2, 6, 3, 4, seed=1)])
 case("pad_reflect_replicate_circular", lambda: Fn(lambda x: (
     F.pad(x, (2, 1, 1, 2), mode="reflect"), F.pad(x, (0, 3), mode="replicate"),
     F.pad(x, (1, 2, 2, 0), mode="circular"), F.pad(x, (3, 3, 2, 2), mode="circular"))),
@@ -488,7 +494,8 @@ LLVM_CASES = [
     "cummax_cummin_logcumsumexp",
     "cumsum_1d", "argmax_ties_first", "sdpa_gqa", "sdpa_masks", "gather_index", "gathers",
     "cross_entropy_ignore_index", "triu_tril_diag", "flip_roll", "view_reshape_flatten", "group_norm",
-    "batch_norm_train", "logsumexp", "pad_constant_and_crop", "pad_reflect_replicate_circular", "einsum_three_and_trace", "cast_int_float",
+    "batch_norm_train", "logsumexp", "pad_constant_and_crop", "pad_reflect_replicate_circular",
+    "shuffle_rot90_diff_kron_diag_embed", "einsum_three_and_trace", "cast_int_float",
     "mha_batch_first_masks", "interpolate_linear_family", "rounding", "recurrent",
 ]
 

@@ -724,3 +724,115 @@ def pixel_unshuffle(ctx, *args):
                 E.iadd(E.imul(w, r), E.imod(sub, r))]
 
     return copy_block(ctx, ctx.shape, x.dtype, index, x)
+
+
+@op("channel_shuffle", F.channel_shuffle, torch.channel_shuffle, modules=(nn.ChannelShuffle,))
+def channel_shuffle(ctx, *args):
+    """Output channel ``c`` reads input channel ``(c % g) * (C / g) + c // g`` (view, transpose, flatten)."""
+    x, g = (args[1], args[0].groups) if ctx.module is not None else (args[0], args[1])
+    per_group = x.shape[1] // g
+
+    def index(vs):
+        c = vs[1]
+        return [vs[0], E.iadd(E.imul(E.imod(c, g), per_group), E.ifloordiv(c, g)), *vs[2:]]
+
+    return copy_block(ctx, ctx.shape, x.dtype, index, x)
+
+
+@op("rot90", torch.rot90, methods=("rot90",))
+def rot90(ctx, x, k=1, dims=(0, 1)):
+    """A quarter turn ``k`` times from ``dims[0]`` towards ``dims[1]``: flips and a swap of the two dims."""
+    d0, d1 = (d % x.ndim for d in dims)
+    n0, n1 = x.shape[d0], x.shape[d1]
+    k %= 4
+
+    def index(vs):
+        src = list(vs)
+        if k == 1:  # x.flip(d1).transpose(d0, d1)
+            src[d0], src[d1] = vs[d1], E.isub(n1 - 1, vs[d0])
+        elif k == 2:
+            src[d0], src[d1] = E.isub(n0 - 1, vs[d0]), E.isub(n1 - 1, vs[d1])
+        elif k == 3:  # x.flip(d0).transpose(d0, d1)
+            src[d0], src[d1] = E.isub(n0 - 1, vs[d1]), vs[d0]
+        return src
+
+    return copy_block(ctx, ctx.shape, x.dtype, index, x)
+
+
+@op("diff", torch.diff, methods=("diff",))
+def diff(ctx, x, n=1, dim=-1, prepend=None, append=None):
+    """``x[i+1] - x[i]`` along ``dim``, ``n`` times (``prepend``/``append`` joined first, as PyTorch)."""
+    if x.dtype == "bool":
+        raise UnsupportedOperatorError("diff", detail="of a bool tensor (a logical xor)")
+    dim %= x.ndim
+    parts = [t for t in (prepend, x, append) if t is not None]
+    if len(parts) > 1:
+        if not all(isinstance(t, Tensor) and t.ndim == x.ndim for t in parts):
+            raise UnsupportedOperatorError("diff", detail="prepend/append that are not tensors of x's rank")
+        shape = list(x.shape)
+        shape[dim] = sum(t.shape[dim] for t in parts)
+        x = _join(ctx, parts, dim, tuple(shape), x.dtype)
+    for _ in range(n):
+        shape = list(x.shape)
+        shape[dim] -= 1
+
+        def body(*vs, src=x):
+            nxt = list(vs)
+            nxt[dim] = E.iadd(vs[dim], 1)
+            return E.sub(src.ref(*nxt), src.ref(*vs))
+
+        out = ctx.em.fresh(tuple(shape), x.dtype)
+        ctx.em.block(tuple(shape), lambda *vs, out=out, body=body: Assign(out.ref(*vs), body(*vs)))
+        x = out
+    return x
+
+
+def _join(ctx, parts, dim: int, shape, dtype) -> Tensor:
+    """``torch.cat(parts, dim)`` into a fresh tensor (the blocks ``cat`` writes)."""
+    out = ctx.em.fresh(shape, dtype)
+    offset = 0
+    for t in parts:
+        def body(*vs, t=t, offset=offset):
+            idx = list(vs)
+            idx[dim] = E.iadd(vs[dim], offset)
+            return Assign(out.ref(*idx), t.ref(*vs))
+
+        ctx.em.block(t.shape, body)
+        offset += t.shape[dim]
+    return out
+
+
+@op("kron", torch.kron, methods=("kron",))
+def kron(ctx, a, b):
+    """``out[i*B + j] = a[i] * b[j]`` in every dim (the shorter operand gets leading 1s)."""
+    nd = max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + tuple(a.shape)
+    sb = (1,) * (nd - b.ndim) + tuple(b.shape)
+
+    def body(*vs):
+        ia = [E.ifloordiv(v, sb[d]) for d, v in enumerate(vs)][nd - a.ndim:]
+        ib = [E.imod(v, sb[d]) if sb[d] > 1 else E.ZERO for d, v in enumerate(vs)][nd - b.ndim:]
+        return E.mul(a.ref(*ia), b.ref(*ib))
+
+    if tuple(ctx.shape) != tuple(s * t for s, t in zip(sa, sb, strict=True)):
+        raise UnsupportedOperatorError("kron", detail=f"shapes {a.shape} and {b.shape}")
+    out = ctx.em.fresh(ctx.shape, ctx.dtype)
+    ctx.em.block(ctx.shape, lambda *vs: Assign(out.ref(*vs), body(*vs)))
+    return out
+
+
+@op("diag_embed", torch.diag_embed, methods=("diag_embed",))
+def diag_embed(ctx, x, offset=0, dim1=-2, dim2=-1):
+    """The last dim of ``x`` on the (shifted) diagonal of two new trailing dims, zeros elsewhere."""
+    if (dim1 % len(ctx.shape), dim2 % len(ctx.shape)) != (x.ndim - 1, x.ndim):
+        raise UnsupportedOperatorError("diag_embed", detail="into other than the two last dims")
+    out = ctx.em.fill(ctx.shape, x.dtype, 0)
+    lead = x.ndim - 1
+
+    def body(*vs):
+        i = vs[-1]
+        row, col = (i, E.iadd(i, offset)) if offset >= 0 else (E.iadd(i, -offset), i)
+        return Assign(out.ref(*vs[:lead], row, col), x.ref(*vs))
+
+    ctx.em.block(x.shape, body)
+    return out
