@@ -178,6 +178,20 @@ case("conv_transpose2d_groups_dil", lambda: nn.ConvTranspose2d(4, 6, 3, stride=2
                                                                groups=2, dilation=2), lambda: [r(1, 4, 4, 3)])
 case("conv_transpose2d_big_padding", lambda: nn.ConvTranspose2d(2, 3, 2, stride=2, padding=2),
      lambda: [r(1, 2, 5, 5)])
+
+
+class TransposeToSize(nn.Module):
+    """A transposed convolution asked for an output size (the output padding follows from it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        return self.up(x, output_size=[10, 9]), self.up(x, (2, 2, 9, 10))
+
+
+case("conv_transpose_output_size", TransposeToSize, lambda: [r(2, 3, 5, 5)])
 case("conv_transpose3d", lambda: nn.ConvTranspose3d(2, 2, (2, 3, 2), stride=(2, 1, 2), padding=(0, 1, 1)),
      lambda: [r(1, 2, 3, 3, 3)])
 

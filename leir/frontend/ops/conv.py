@@ -173,16 +173,25 @@ def conv(ctx, *args, **kwargs):
     return conv_into(ctx, *v)
 
 
+def _output_padding(m, x: Tensor, output_size) -> list[int]:
+    """The output padding a requested ``output_size`` implies, by PyTorch's own rule (shapes only)."""
+    import torch
+
+    n = len(m.kernel_size)
+    return m._output_padding(torch.empty(x.shape, device="meta"), list(output_size), m.stride, m.padding,
+                             m.kernel_size, n, m.dilation)
+
+
 @op("conv_transpose", F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d,
     modules=(nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d))
 def conv_transpose(ctx, *args, **kwargs):
     if ctx.module is not None:
         m, x = args[0], args[1]
         _mod_check(m)
-        if len(args) > 2 or kwargs.get("output_size") is not None:
-            raise UnsupportedOperatorError(type(m).__name__, detail="output_size argument")
+        output_size = kwargs.get("output_size", args[2] if len(args) > 2 else None)
+        output_padding = m.output_padding if output_size is None else _output_padding(m, x, output_size)
         return conv_transpose_into(ctx, x, ctx.known(m.weight), ctx.maybe_known(m.bias), m.stride, m.padding,
-                                   m.output_padding, m.groups, m.dilation)
+                                   output_padding, m.groups, m.dilation)
     names = ("input", "weight", "bias", "stride", "padding", "output_padding", "groups", "dilation")
     defaults = (None, None, None, 1, 0, 0, 1, 1)
     v = [kwargs.get(nm, args[i] if i < len(args) else d) for i, (nm, d) in enumerate(zip(names, defaults,
