@@ -98,3 +98,11 @@ def test_model_that_fails_on_its_own_inputs_is_a_frontend_error():
 
     with pytest.raises(LeirError, match="failed"):
         translate_module(Broken(), [torch.randn(2, 3)])
+
+
+def test_rrelu_in_training_mode_is_refused():
+    """Training-mode RReLU draws random slopes: refused, while eval mode translates."""
+    with pytest.raises(UnsupportedOperatorError) as info:
+        translate_module(nn.RReLU(), [torch.randn(3, 4)])
+    assert "rrelu" in str(info.value) and "training" in str(info.value)
+    translate_module(nn.RReLU().eval(), [torch.randn(3, 4)])

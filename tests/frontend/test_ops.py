@@ -111,6 +111,7 @@ ACTIVATIONS = {
     "logsigmoid": lambda x: F.logsigmoid(x),
     "tanhshrink": F.tanhshrink, "softshrink": lambda x: F.softshrink(x), "hardshrink": lambda x: F.hardshrink(x),
     "threshold": lambda x: F.threshold(x, 0.1, -3.0),
+    "rrelu_eval": lambda x: F.rrelu(x) + F.rrelu(x, 0.1, 0.5, training=False) + nn.RReLU(0.2, 0.3).eval()(x),
 }
 for _name, _fn in ACTIVATIONS.items():
     case(f"act_{_name}", lambda fn=_fn: Fn(fn), lambda: [r(4, 25, scale=6.0)])
@@ -328,7 +329,8 @@ case("interpolate_linear_family", lambda: Fn(lambda a, b: (
         F.interpolate(a, scale_factor=1.5, mode="bilinear"))),
      lambda: [r(1, 2, 3, 4), r(2, 1, 4)])
 case("rounding", lambda: Fn(lambda x: (torch.floor(x), torch.ceil(x), torch.trunc(x), torch.frac(x), torch.round(x),
-                                       x.round() * 2, torch.floor(x * 3.7))),
+                                       x.round() * 2, torch.floor(x * 3.7), torch.round(x, decimals=2),
+                                       x.round(decimals=-1))),
      lambda: [torch.cat([r(20, scale=4.0), torch.tensor([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.0, -3.0, 0.0])])])
 case("any_all_var_mean_trace", lambda: Fn(lambda x: ((x > 0).any(dim=1), torch.all(x > -1), torch.any(x > 5),
                                                        torch.var_mean(x, dim=0), torch.std_mean(x),

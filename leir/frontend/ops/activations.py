@@ -11,6 +11,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .. import expr as E
+from ..errors import UnsupportedOperatorError
 from ..registry import op
 from .elementwise import ew
 
@@ -93,6 +94,19 @@ def _relu6(x):
 @activation("leaky_relu", (F.leaky_relu, F.leaky_relu_), (), (nn.LeakyReLU,), (("negative_slope", 0.01),))
 def _leaky_relu(x, slope):
     return E.ite(E.cmp(x, ">", 0), x, E.mul(x, slope))
+
+
+@op("rrelu", F.rrelu, F.rrelu_, torch.rrelu, modules=(nn.RReLU,))
+def rrelu(ctx, *args, **kwargs):
+    """Evaluation-mode RReLU: a leaky ReLU with the mean slope ``(lower + upper) / 2``; training draws
+    random slopes, which no static program can reproduce."""
+    x, (lower, upper, training) = _mod_or_fn(ctx, args, kwargs,
+                                             (("lower", 1 / 8), ("upper", 1 / 3), ("training", False)))
+    if training:
+        raise UnsupportedOperatorError("rrelu", detail="in training mode (random slopes)",
+                                       supported="rrelu in eval mode (training=False, module.eval())")
+    slope = (lower + upper) / 2
+    return ew(ctx, [x], lambda a: E.ite(E.cmp(a, ">=", 0), a, E.mul(a, slope)))
 
 
 @activation("elu", (F.elu, F.elu_), (), (nn.ELU,), (("alpha", 1.0),))

@@ -313,12 +313,23 @@ def _floor_int(ctx, x: Tensor) -> Tensor:
     return ctx.em.elementwise(x.shape, "i64", [t, x], lambda ti, a: E.sub(ti, E.ite(E.cmp(a, "<", ti), 1, 0)))
 
 
+def _round_decimals(ctx, x: Tensor, decimals: int, round_fn) -> Tensor:
+    """PyTorch's rule: ``round(x * 10^d) / 10^d``, or ``round(x / 10^-d) * 10^-d`` for negative ``d``."""
+    scale = 10.0 ** abs(decimals)
+    inward, outward = (E.mul, E.div) if decimals > 0 else (E.div, E.mul)
+    scaled = ew(ctx, [x], lambda a: inward(a, scale))
+    return ew(ctx, [round_fn(ctx, scaled)], lambda a: outward(a, scale))
+
+
 def _rounding(name, *functions, methods=()):
     def emit(ctx, x, *args, **kwargs):
         if not ctx.dtype.startswith("f"):
             return x if x.dtype == ctx.dtype else cast(ctx, x)
-        if args or kwargs.get("decimals"):
-            raise UnsupportedOperatorError(name, detail="decimals")
+        decimals = kwargs.get("decimals", args[0] if args else 0)
+        if decimals:
+            if name != "round":
+                raise UnsupportedOperatorError(name, detail="decimals")
+            return _round_decimals(ctx, x, decimals, emit)
         if name == "trunc":
             t = _truncated(ctx, x)
             return ew(ctx, [t], lambda a: a)
