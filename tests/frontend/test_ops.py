@@ -231,6 +231,10 @@ case("batch_norm1d_2d_input", lambda: _bn(True, nn.BatchNorm1d, 5), lambda: [r(6
 case("layer_norm", lambda: nn.LayerNorm([4, 5]), lambda: [r(2, 3, 4, 5)])
 case("layer_norm_functional_noaffine", lambda: Fn(lambda x: F.layer_norm(x, (6,), eps=1e-3)), lambda: [r(3, 6)])
 case("group_norm", lambda: nn.GroupNorm(2, 6), lambda: [r(2, 6, 3, 2)])
+case("local_response_norm", lambda: Fn(lambda x: (
+    nn.LocalResponseNorm(3)(x), F.local_response_norm(x, 4, alpha=0.3, beta=0.6, k=2.0),
+    nn.LocalResponseNorm(2, 0.5)(x[:, :, 0]), F.local_response_norm(x.unsqueeze(2), 5, 0.1))),
+     lambda: [r(2, 6, 3, 4)])
 case("instance_norm_affine", lambda: nn.InstanceNorm2d(3, affine=True), lambda: [r(2, 3, 4, 4)])
 case("instance_norm_functional", lambda: Fn(lambda x: F.instance_norm(x)), lambda: [r(2, 3, 5)])
 case("rms_norm", lambda: nn.RMSNorm(6, eps=1e-6), lambda: [r(2, 3, 6)])

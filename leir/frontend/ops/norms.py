@@ -1,5 +1,5 @@
-"""Normalisations: batch norm (module's train/eval mode), layer, group, instance and RMS norm, and
-``F.normalize``.
+"""Normalisations: batch norm (module's train/eval mode), layer, group, instance and RMS norm,
+``F.normalize`` and local response norm.
 
 Statistics follow the public data's block sequence: sum → mean, sum of squared deviations → biased
 variance, then ``(x-mean)/sqrt(var+eps)`` and a separate affine block. Group norm splits the channel
@@ -18,7 +18,9 @@ from leir.ast import Assign
 
 from .. import expr as E
 from ..emit import Tensor
+from ..errors import UnsupportedOperatorError
 from ..registry import op
+from .conv import pad_copy
 
 
 def _stats(ctx, x: Tensor, shape, lhs_fn, src_fn, count: int, dtype):
@@ -228,3 +230,28 @@ def normalize(ctx, x, p=2.0, dim=1, eps=1e-12):
     dim %= x.ndim
     nrm = vector_norm(ctx, x, p, [dim], True, ctx.dtype)
     return ctx.em.elementwise(x.shape, ctx.dtype, [x, nrm], lambda a, b: E.div(a, E.maximum(b, eps)))
+
+
+@op("local_response_norm", F.local_response_norm, modules=(nn.LocalResponseNorm,))
+def local_response_norm(ctx, *args, **kwargs):
+    """``x / (k + alpha * mean(x^2 over `size` neighbouring channels))^beta``, the window zero-padded
+    (``size // 2`` channels before, ``(size - 1) // 2`` after) and always divided by ``size``, as PyTorch."""
+    if ctx.module is not None:
+        m, x = args[0], args[1]
+        size, alpha, beta, k = m.size, m.alpha, m.beta, m.k
+    else:
+        x = args[0]
+        names, defaults = ("size", "alpha", "beta", "k"), (None, 1e-4, 0.75, 1.0)
+        size, alpha, beta, k = (kwargs.get(nm, args[1 + i] if 1 + i < len(args) else d)
+                                for i, (nm, d) in enumerate(zip(names, defaults, strict=True)))
+    if x.ndim < 3:
+        raise UnsupportedOperatorError("local_response_norm", detail=f"a {x.ndim}-d input",
+                                       supported="inputs of 3 or more dims")
+    em = ctx.em
+    squares = em.elementwise(x.shape, ctx.dtype, [x], lambda a: E.mul(a, a))
+    channels = x.shape[1]
+    padded = pad_copy(ctx, squares, 1, [size // 2] + [0] * (x.ndim - 2), [channels + size - 1, *x.shape[2:]])
+    window = em.reduce(None, [x.ndim], False, "+", ctx.dtype, shape=(*x.shape, size),
+                       value=lambda *vs: padded.ref(vs[0], E.iadd(vs[1], vs[-1]), *vs[2:-1]))
+    return em.elementwise(x.shape, ctx.dtype, [x, window], lambda a, s: E.div(
+        a, E.pow_(E.add(k, E.mul(alpha / size, s)), beta)))
