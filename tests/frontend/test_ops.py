@@ -142,6 +142,10 @@ case("addbmm_sums_the_batch", lambda: Fn(lambda i, a, b: torch.addbmm(i, a, b, b
                                          + i.addbmm(a, b) + torch.addbmm(i, a, b, beta=0)),
      lambda: [r(3, 2), r(4, 3, 5), r(4, 5, 2)])
 case("bilinear", lambda: nn.Bilinear(3, 4, 5), lambda: [r(2, 3), r(2, 4)])
+case("matrix_power_cross", lambda: Fn(lambda m, a, b: (
+    torch.linalg.matrix_power(m, 0), torch.matrix_power(m, 1), m.matrix_power(2), torch.linalg.matrix_power(m, 5),
+    torch.linalg.cross(a, b), torch.cross(a.transpose(0, 1), b.transpose(0, 1), dim=0), a.cross(b, dim=1))),
+     lambda: [r(2, 3, 3, scale=0.5), r(4, 3), r(4, 3, seed=1)])
 case("outer_mv_dot", lambda: Fn(lambda a, b, m: torch.outer(a, b).sum(1) + torch.mv(m, b) + torch.dot(b, b)),
      lambda: [r(3), r(4), r(3, 4)])
 
@@ -291,6 +295,9 @@ case("split_chunk_unbind", lambda: Fn(lambda x: (x.split(2, dim=1)[1], torch.chu
 case("slicing", lambda: Fn(lambda x: (x[:, 1:4:2], x[..., -1], x[1, None, :, 0], x[::2, ::-1 if False else 1],
                                       x.narrow(1, 1, 2), x.select(2, 1), x[-1])),
      lambda: [r(3, 5, 2)])
+case("take_along_dim", lambda: Fn(lambda x, i, j: (
+    torch.take_along_dim(x, i, dim=1), x.take_along_dim(j, 0), torch.take_along_dim(x[:1], i, 1))),
+     lambda: [r(3, 5), ints(5, 3, 2), ints(3, 1, 5, seed=1)])
 case("gather_index", lambda: Fn(lambda x, i: (x[i], x[:, i], x[i, 1])), lambda: [r(5, 4), ints(4, 3)])
 case("flip_roll", lambda: Fn(lambda x: (x.flip(0), torch.flip(x, [0, 1]), torch.roll(x, 2, 1),
                                         torch.roll(x, (-1, 1), (0, 1)))), lambda: [r(3, 4)])

@@ -286,3 +286,46 @@ def tensordot(ctx, a, b, dims=2, out=None):
     contracted = {ta[i % a.ndim] for i in da}
     out_letters = [t for t in ta if t not in contracted] + [t for t in tb if t not in contracted]
     return einsum(ctx, f"{''.join(ta)},{''.join(tb)}->{''.join(out_letters)}", a, b)
+
+
+@op("matrix_power", torch.linalg.matrix_power, torch.matrix_power, methods=("matrix_power",))
+def matrix_power(ctx, x, n):
+    """``x @ x @ ...`` by repeated squaring; ``n = 0`` is the identity, negative powers need an inverse."""
+    if n < 0:
+        raise UnsupportedOperatorError("matrix_power", detail="a negative power (a matrix inverse)",
+                                       supported="n >= 0")
+    if n == 0:
+        out = ctx.em.fresh(ctx.shape, ctx.dtype)
+        ctx.em.block(ctx.shape, lambda *vs: Assign(out.ref(*vs), E.ite(E.cmp(vs[-2], "==", vs[-1]), 1, 0)))
+        return out
+    result, square = None, x
+    while True:
+        if n & 1:
+            result = square if result is None else matmul_into(ctx, result, square, ctx.shape, ctx.dtype)
+        n >>= 1
+        if not n:
+            return result if result is not x else ctx.em.elementwise(ctx.shape, ctx.dtype, [x], lambda a: a)
+        square = matmul_into(ctx, square, square, ctx.shape, ctx.dtype)
+
+
+@op("cross", torch.linalg.cross, torch.cross, methods=("cross",))
+def cross(ctx, a, b, dim=None):
+    """The 3-vector cross product along ``dim``: ``out[i] = a[i+1]*b[i+2] - a[i+2]*b[i+1]``, mod 3."""
+    if ctx.node.target is torch.linalg.cross and dim is None:
+        dim = -1
+    if dim is None:  # torch.cross's legacy default: the first dim of size 3
+        dim = next(d for d, s in enumerate(a.shape) if s == 3)
+    dim %= a.ndim
+    if a.shape != b.shape:
+        raise UnsupportedOperatorError("cross", detail=f"broadcast shapes {a.shape} and {b.shape}",
+                                       supported="operands of one shape")
+
+    def at(t: Tensor, vs, shift: int):
+        idx = list(vs)
+        idx[dim] = E.imod(E.iadd(vs[dim], shift), 3)
+        return t.ref(*idx)
+
+    out = ctx.em.fresh(ctx.shape, ctx.dtype)
+    ctx.em.block(ctx.shape, lambda *vs: Assign(out.ref(*vs), E.sub(E.mul(at(a, vs, 1), at(b, vs, 2)),
+                                                                    E.mul(at(a, vs, 2), at(b, vs, 1)))))
+    return out

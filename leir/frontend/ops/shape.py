@@ -668,6 +668,23 @@ def gather(ctx, x, dim, index, *, sparse_grad=False):
     return copy_block(ctx, index.shape, x.dtype, idx, x)
 
 
+@op("take_along_dim", torch.take_along_dim, methods=("take_along_dim",))
+def take_along_dim(ctx, x, indices, dim=None):
+    """``gather`` with both operands broadcast against each other outside ``dim``."""
+    if dim is None:
+        raise UnsupportedOperatorError("take_along_dim", detail="without dim (over the flattened input)",
+                                       supported="take_along_dim(x, indices, dim)")
+    shape = ctx.shape
+    dim %= len(shape)
+
+    def index(vs):
+        idx = [E.ZERO if x.shape[d] == 1 and shape[d] != 1 else v for d, v in enumerate(vs)]
+        idx[dim] = ctx.em.bref(indices, vs, shape)
+        return idx
+
+    return copy_block(ctx, shape, x.dtype, index, x)
+
+
 @op("index_select", torch.index_select, methods=("index_select",))
 def index_select(ctx, x, dim, index):
     dim %= x.ndim
