@@ -11,21 +11,78 @@ from __future__ import annotations
 
 import inspect
 import re
+import traceback
+import warnings
 from typing import Any
 
 import torch
 from torch import fx
+from torch.overrides import TorchFunctionMode
 
-from .errors import FrontendError
+from .errors import FrontendError, UnsupportedOperatorError
 
 
 class TraceFailure(FrontendError):
     """Neither tracer could turn the module into a graph."""
 
 
+#: Functions that draw fresh random values on every call: no fixed program can reproduce them.
+RANDOM_FUNCTIONS = frozenset({
+    torch.rand, torch.randn, torch.randint, torch.randperm, torch.normal, torch.bernoulli, torch.multinomial,
+    torch.rand_like, torch.randn_like, torch.randint_like, torch.poisson,
+    torch.Tensor.normal_, torch.Tensor.uniform_, torch.Tensor.bernoulli_, torch.Tensor.random_,
+    torch.Tensor.exponential_, torch.Tensor.geometric_, torch.Tensor.log_normal_, torch.Tensor.cauchy_,
+})
+
+
+class _RandomCallGuard(TorchFunctionMode):
+    """Notes the first random call made while tracing.
+
+    A call whose arguments hold no proxy (``torch.randn(4)``) never becomes a graph node: fx evaluates it once
+    and bakes the draw into the graph as a constant, which would turn a random forward into a fixed program.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first: tuple[str, str | None] | None = None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if self.first is None and func in RANDOM_FUNCTIONS:
+            self.first = (getattr(func, "__name__", str(func)), _user_frame())
+        return func(*args, **(kwargs or {}))
+
+
+def _user_frame() -> str | None:
+    """``file:line`` of the innermost caller outside torch and this frontend."""
+    for frame in reversed(traceback.extract_stack()):
+        if not _is_library(frame.filename):
+            return f"{frame.filename}:{frame.lineno}"
+    return None
+
+
+def _refuse_random(guard: _RandomCallGuard) -> None:
+    if guard.first is not None:
+        name, location = guard.first
+        raise UnsupportedOperatorError(
+            name, location=location,
+            detail="random values inside forward: every call draws new ones, so no program can match it; "
+                   "pass them in from get_inputs() or make them a buffer in __init__")
+
+
 def _placeholder_names(model: torch.nn.Module) -> list[str]:
     params = list(inspect.signature(model.forward).parameters.values())
     return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _unsupplied_defaults(model: torch.nn.Module, n_inputs: int) -> dict[str, Any]:
+    """Defaults of the forward parameters that ``get_inputs()`` does not supply (``h0=None``, ``dim=1``).
+
+    They are fixed while tracing, as the eager call fixes them; traced as placeholders instead, a test such
+    as ``if h0 is None`` would see a proxy and take the wrong branch for the actual call.
+    """
+    params = [p for p in inspect.signature(model.forward).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return {p.name: p.default for p in params[n_inputs:] if p.default is not inspect.Parameter.empty}
 
 
 class _Root(torch.nn.Module):
@@ -53,11 +110,16 @@ def _wrap_leaf(model: torch.nn.Module, n_inputs: int) -> torch.nn.Module:
 
 def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
     model = _wrap_leaf(model, len(inputs))
+    defaults = _unsupplied_defaults(model, len(inputs))
     try:
         tracer = fx.Tracer()
         tracer.record_stack_traces = True
-        graph = tracer.trace(model)
+        with _RandomCallGuard() as guard:
+            graph = tracer.trace(model, concrete_args=defaults or None)
+        _refuse_random(guard)
         return fx.GraphModule(tracer.root, graph)
+    except UnsupportedOperatorError:
+        raise
     except Exception as first:  # noqa: BLE001 - any tracing failure means: try the shape-aware tracer
         try:
             from torch.fx.experimental.meta_tracer import MetaTracer
@@ -68,8 +130,17 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
             concrete = {n: v for n, v in zip(names, inputs, strict=False) if not isinstance(v, torch.Tensor)}
             tracer = MetaTracer()
             tracer.record_stack_traces = True
-            graph = tracer.trace(model, meta_args=meta_args, concrete_args=concrete or None)
+            with warnings.catch_warnings():
+                # The meta tracer warns for every node whose metadata it cannot compute (parameters live
+                # on the CPU, not on ``meta``); the concrete run afterwards records every shape anyway.
+                warnings.filterwarnings("ignore", message="Could not compute metadata", category=UserWarning)
+                with _RandomCallGuard() as guard:
+                    graph = tracer.trace(model, meta_args=meta_args,
+                                         concrete_args={**defaults, **concrete} or None)
+            _refuse_random(guard)
             return fx.GraphModule(tracer.root, graph)
+        except UnsupportedOperatorError:
+            raise
         except Exception as second:  # noqa: BLE001
             raise TraceFailure(
                 f"cannot trace {type(model).__name__}: torch.fx: {type(first).__name__}: {first}; "

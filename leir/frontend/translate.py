@@ -26,14 +26,11 @@ from .emit import Emitter, Tensor
 from .errors import FrontendError, UnsupportedOperatorError
 from .loading import load_source
 from .registry import Ctx, leir_dtype, lookup, supported_summary, to_numpy
-from .tracing import node_location, run_concrete, trace
+from .tracing import RANDOM_FUNCTIONS, node_location, run_concrete, trace
 
 #: Operators whose result depends on tensor *values* in a way a static program cannot express.
 DATA_DEPENDENT = {"item", "tolist", "nonzero", "masked_select", "unique", "__bool__", "numpy"}
-RANDOM_CREATORS = {
-    torch.rand, torch.randn, torch.randint, torch.randperm, torch.normal, torch.bernoulli, torch.multinomial,
-    torch.rand_like, torch.randn_like, torch.randint_like, torch.empty, torch.empty_like,
-}
+RANDOM_CREATORS = RANDOM_FUNCTIONS | {torch.empty, torch.empty_like}
 
 
 def flatten_outputs(value: Any) -> list[Any]:

@@ -1,0 +1,66 @@
+"""Tracing details that decide which program a module becomes: unsupplied forward defaults, tracer noise."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+from torch import nn
+
+from leir.frontend import UnsupportedOperatorError, translate_module
+
+from .helpers import translate_and_run
+
+
+class OptionalState(nn.Module):
+    """An RNN-style forward whose initial state defaults to ``None`` and is made inside forward."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cell = nn.Linear(6, 6)
+
+    def forward(self, x, h0=None, scale=2.0):
+        if h0 is None:
+            h0 = torch.full((6,), 0.5)
+        return torch.tanh(self.cell(x) + h0) * scale
+
+
+class RandomState(nn.Module):
+    def forward(self, x, h0=None):
+        if h0 is None:
+            h0 = torch.randn(4)
+        return x + h0
+
+
+class ShapeBranch(nn.Module):
+    """Branches on a shape, so plain symbolic tracing fails and the meta tracer takes over."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        if x.shape[-1] == 8:
+            return torch.relu(self.proj(x))
+        return x
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_defaults_not_supplied_by_get_inputs_are_fixed_while_tracing(dtype):
+    translation = translate_and_run(OptionalState(), [torch.randn(3, 6)], dtype)
+    assert list(translation.input_positions) == [0]  # neither h0 nor scale became an input
+
+
+def test_random_state_made_inside_forward_is_refused_with_its_line():
+    with pytest.raises(UnsupportedOperatorError) as info:
+        translate_module(RandomState(), [torch.randn(2, 4)])
+    assert "randn" in str(info.value) and "random" in str(info.value)
+    assert info.value.location is not None and "test_tracing.py:" in info.value.location
+
+
+def test_meta_tracer_fallback_is_quiet():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        translate_and_run(ShapeBranch(), [torch.randn(2, 8)], "f64")
+    assert [str(w.message) for w in caught if "metadata" in str(w.message)] == []
