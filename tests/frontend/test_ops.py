@@ -175,6 +175,9 @@ class PaddingModes(nn.Module):
 
 
 case("conv_padding_modes", PaddingModes, lambda: [r(2, 2, 5, 6)])
+case("unfold_im2col", lambda: Fn(lambda x: (
+    F.unfold(x, 2), F.unfold(x, (3, 2), dilation=(1, 2), padding=1, stride=(2, 1)), nn.Unfold(3, padding=2)(x))),
+     lambda: [r(2, 3, 5, 6)])
 case("conv_functional", lambda: Fn(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1)),
      lambda: [r(1, 3, 7, 7), r(5, 3, 3, 3), r(5)])
 case("conv_transpose1d", lambda: nn.ConvTranspose1d(3, 2, 4, stride=3, padding=1, output_padding=2),
@@ -515,7 +518,7 @@ def test_default_binds_first_dimension_and_neutral_does_not():
 
 #: Cases whose index arithmetic, guards or recurrences are the most delicate for the TVM lowering.
 LLVM_CASES = [
-    "conv1d_stride_pad_dil", "conv2d_groups", "conv_padding_modes", "conv_transpose2d_groups_dil",
+    "conv1d_stride_pad_dil", "conv2d_groups", "conv_padding_modes", "unfold_im2col", "conv_transpose2d_groups_dil",
     "conv_transpose2d_big_padding",
     "max_pool2d_ceil", "avg_pool2d_exclude_pad", "adaptive_avg_uneven", "adaptive_max", "cumsum_cumprod",
     "cummax_cummin_logcumsumexp",
