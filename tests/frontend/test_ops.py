@@ -207,6 +207,12 @@ case("conv_transpose3d", lambda: nn.ConvTranspose3d(2, 2, (2, 3, 2), stride=(2, 
 case("max_pool1d_pad_dil", lambda: nn.MaxPool1d(3, stride=2, padding=1, dilation=2), lambda: [r(2, 3, 12)])
 case("max_pool2d_ceil", lambda: nn.MaxPool2d(3, stride=2, ceil_mode=True), lambda: [r(1, 2, 8, 7)])
 case("max_pool3d_functional", lambda: Fn(lambda x: F.max_pool3d(x, 2)), lambda: [r(1, 2, 4, 5, 4)])
+case("max_pool_return_indices", lambda: Fn(lambda x: (
+    F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True)[0],
+    F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True)[1], F.max_pool2d(x, 2, return_indices=True)[1],
+    nn.MaxPool2d(3, stride=2, ceil_mode=True, return_indices=True)(x)[1],
+    F.max_pool1d(x[0], 2, dilation=2, return_indices=True)[1], F.max_pool3d(x.unsqueeze(0), 2, return_indices=True)[1])),
+     lambda: [torch.cat([r(2, 3, 3, 7), torch.ones(2, 3, 4, 7)], dim=2)])
 case("avg_pool1d_pad", lambda: nn.AvgPool1d(3, stride=2, padding=1), lambda: [r(2, 3, 9)])
 case("avg_pool2d_exclude_pad", lambda: nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False),
      lambda: [r(1, 2, 7, 6)])
@@ -520,7 +526,7 @@ def test_default_binds_first_dimension_and_neutral_does_not():
 LLVM_CASES = [
     "conv1d_stride_pad_dil", "conv2d_groups", "conv_padding_modes", "unfold_im2col", "conv_transpose2d_groups_dil",
     "conv_transpose2d_big_padding",
-    "max_pool2d_ceil", "avg_pool2d_exclude_pad", "adaptive_avg_uneven", "adaptive_max", "cumsum_cumprod",
+    "max_pool2d_ceil", "max_pool_return_indices", "avg_pool2d_exclude_pad", "adaptive_avg_uneven", "adaptive_max", "cumsum_cumprod",
     "cummax_cummin_logcumsumexp",
     "cumsum_1d", "argmax_ties_first", "sdpa_gqa", "sdpa_masks", "gather_index", "gathers",
     "cross_entropy_ignore_index", "triu_tril_diag", "flip_roll", "view_reshape_flatten", "group_norm",

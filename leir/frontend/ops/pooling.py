@@ -29,35 +29,74 @@ def _args(ctx, args, kwargs, names, defaults, module_attrs=None):
             for i, (nm, d) in enumerate(zip(names, defaults, strict=True))]
 
 
-def _window_pool(ctx, x: Tensor, n: int, kernel, stride, padding, dilation, combiner, fill):
+def _padded(ctx, x: Tensor, n: int, out_shape, kernel, stride, padding, dilation, fill) -> Tensor:
+    """The input padded with ``fill`` as far as the windows of ``out_shape`` read (no further)."""
     lead = x.ndim - n
-    out_shape = ctx.shape
     reads = [(o - 1) * s + (k - 1) * d + 1
              for o, s, k, d in zip(out_shape[lead:], stride, kernel, dilation, strict=True)]
-    src = pad_copy(ctx, x, lead, padding, reads, fill)
-    return ctx.em.reduce(None, list(range(len(out_shape), len(out_shape) + n)), False, combiner, ctx.dtype,
-                         shape=tuple(out_shape) + tuple(kernel),
-                         value=lambda *vs: src.ref(*vs[:lead], *[
-                             E.iadd(E.imul(vs[lead + j], stride[j]),
-                                    E.imul(vs[len(out_shape) + j], dilation[j]))
-                             for j in range(n)]))
+    return pad_copy(ctx, x, lead, padding, reads, fill)
+
+
+def _window_offsets(lead: int, n: int, out_ndim: int, stride, dilation, vs) -> list:
+    """Padded-input subscripts of the window element ``vs`` = (output subscripts..., kernel offsets...)."""
+    return [E.iadd(E.imul(vs[lead + j], stride[j]), E.imul(vs[out_ndim + j], dilation[j])) for j in range(n)]
+
+
+def _window_read(src: Tensor, lead: int, n: int, out_ndim: int, stride, dilation, vs):
+    return src.ref(*vs[:lead], *_window_offsets(lead, n, out_ndim, stride, dilation, vs))
+
+
+def _window_pool(ctx, x: Tensor, n: int, kernel, stride, padding, dilation, combiner, fill, out_shape=None):
+    lead = x.ndim - n
+    out_shape = tuple(ctx.shape if out_shape is None else out_shape)
+    src = _padded(ctx, x, n, out_shape, kernel, stride, padding, dilation, fill)
+    return ctx.em.reduce(None, list(range(len(out_shape), len(out_shape) + n)), False, combiner, x.dtype,
+                         shape=out_shape + tuple(kernel),
+                         value=lambda *vs: _window_read(src, lead, n, len(out_shape), stride, dilation, vs))
+
+
+def _argmax_positions(ctx, x: Tensor, values: Tensor, n: int, kernel, stride, padding, dilation) -> Tensor:
+    """``return_indices``: the flat spatial index (in the unpadded input) of each window's first maximum.
+
+    PyTorch keeps the first maximum in window order, which is the smallest flat index reaching it, so
+    this is a ``min`` over the window of the index where an element inside the input equals the maximum.
+    """
+    lead, out_ndim = x.ndim - n, values.ndim
+    sizes = x.shape[lead:]
+    src = _padded(ctx, x, n, values.shape, kernel, stride, padding, dilation, -math.inf)
+
+    def candidate(*vs):
+        offsets = _window_offsets(lead, n, out_ndim, stride, dilation, vs)
+        pos = [E.isub(o, padding[j]) for j, o in enumerate(offsets)]
+        cond = E.cmp(src.ref(*vs[:lead], *offsets), ">=", values.ref(*vs[:out_ndim]))
+        for j, p in enumerate(pos):
+            cond = E.land(cond, E.chain(0, "<=", p, "<", sizes[j]))
+        flat = E.isum([E.imul(p, math.prod(sizes[j + 1:])) for j, p in enumerate(pos)])
+        return E.ite(cond, flat, math.prod(sizes))
+
+    return ctx.em.reduce(None, list(range(out_ndim, out_ndim + n)), False, "min", "i64",
+                         shape=tuple(values.shape) + tuple(kernel), value=candidate)
 
 
 MAX_NAMES = ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
 MAX_DEFAULTS = (None, None, None, 0, 1, False, False)
 
 
-@op("max_pool", F.max_pool1d, F.max_pool2d, F.max_pool3d,
-    modules=(nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d))
+@op("max_pool", F.max_pool1d, F.max_pool2d, F.max_pool3d, F.max_pool1d_with_indices,
+    F.max_pool2d_with_indices, F.max_pool3d_with_indices, modules=(nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d))
 def max_pool(ctx, *args, **kwargs):
     x, kernel, stride, padding, dilation, ceil_mode, return_indices = _args(ctx, args, kwargs, MAX_NAMES,
                                                                             MAX_DEFAULTS)
-    if return_indices:
-        raise UnsupportedOperatorError("max_pool", detail="return_indices=True")
     n = _spatial_dims(ctx)
     kernel = tup(kernel, n)
     stride = tup(stride if stride not in (None, []) else kernel, n)
-    return _window_pool(ctx, x, n, kernel, stride, tup(padding, n), tup(dilation, n), "max", -math.inf)
+    padding, dilation = tup(padding, n), tup(dilation, n)
+    with_indices = return_indices or "with_indices" in getattr(ctx.node.target, "__name__", "")
+    out_shape = tuple(ctx.real[0].shape) if with_indices else ctx.shape
+    values = _window_pool(ctx, x, n, kernel, stride, padding, dilation, "max", -math.inf, out_shape)
+    if not with_indices:
+        return values
+    return values, _argmax_positions(ctx, x, values, n, kernel, stride, padding, dilation)
 
 
 def _spatial_dims(ctx) -> int:
