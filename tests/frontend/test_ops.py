@@ -207,6 +207,10 @@ case("conv_transpose3d", lambda: nn.ConvTranspose3d(2, 2, (2, 3, 2), stride=(2, 
 case("max_pool1d_pad_dil", lambda: nn.MaxPool1d(3, stride=2, padding=1, dilation=2), lambda: [r(2, 3, 12)])
 case("max_pool2d_ceil", lambda: nn.MaxPool2d(3, stride=2, ceil_mode=True), lambda: [r(1, 2, 8, 7)])
 case("max_pool3d_functional", lambda: Fn(lambda x: F.max_pool3d(x, 2)), lambda: [r(1, 2, 4, 5, 4)])
+case("lp_pool", lambda: Fn(lambda x: (
+    F.lp_pool2d(x, 2, 2), nn.LPPool2d(3, (2, 3), stride=(1, 2))(x.abs()), F.lp_pool1d(x[0].abs(), 2.5, 3, stride=2),
+    nn.LPPool3d(2, 2)(x.unsqueeze(0)))),
+     lambda: [r(2, 3, 6, 7)])
 case("max_pool_return_indices", lambda: Fn(lambda x: (
     F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True)[0],
     F.max_pool2d(x, 3, stride=2, padding=1, return_indices=True)[1], F.max_pool2d(x, 2, return_indices=True)[1],

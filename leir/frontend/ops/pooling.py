@@ -108,6 +108,25 @@ def _spatial_dims(ctx) -> int:
     raise UnsupportedOperatorError(name, detail="cannot tell the number of spatial dims")
 
 
+LP_NAMES = ("input", "norm_type", "kernel_size", "stride", "ceil_mode")
+LP_DEFAULTS = (None, None, None, None, False)
+
+
+@op("lp_pool", F.lp_pool1d, F.lp_pool2d, F.lp_pool3d, modules=(nn.LPPool1d, nn.LPPool2d, nn.LPPool3d))
+def lp_pool(ctx, *args, **kwargs):
+    """``(sum of x^p over the window)^(1/p)`` (PyTorch's avg-pool form times the window size)."""
+    x, p, kernel, stride, ceil_mode = _args(ctx, args, kwargs, LP_NAMES, LP_DEFAULTS)
+    if ceil_mode:  # partial windows: PyTorch's average times the full window size is not their sum
+        raise UnsupportedOperatorError("lp_pool", detail="ceil_mode=True", supported="ceil_mode=False")
+    n = _spatial_dims(ctx)
+    kernel = tup(kernel, n)
+    stride = tup(stride if stride not in (None, []) else kernel, n)
+    powered = ctx.em.elementwise(x.shape, ctx.dtype, [x], lambda a: E.mul(a, a) if p == 2 else E.pow_(a, p))
+    total = _window_pool(ctx, powered, n, kernel, stride, [0] * n, [1] * n, "+", 0)
+    return ctx.em.elementwise(total.shape, ctx.dtype, [total],
+                              lambda s: E.sqrt(s) if p == 2 else E.pow_(s, 1 / p))
+
+
 AVG_NAMES = ("input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
              "divisor_override")
 AVG_DEFAULTS = (None, None, None, 0, False, True, None)
