@@ -8,6 +8,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from leir.frontend.errors import UnsupportedOperatorError
+
 from .helpers import translate_and_run
 
 DTYPES = ["f64", "f32"]
@@ -70,3 +72,43 @@ def test_im2col_with_padding_stride_dilation(dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_unfold_module_unbatched(dtype):
     translate_and_run(nn.Unfold(kernel_size=2, stride=2), [rand(3, 4, 6)], dtype)
+
+
+class Encoder(nn.Module):
+    """Stacked ``nn.TransformerEncoderLayer``s (fx leaves) with an optional final norm, as ViT-style models use."""
+
+    def __init__(self, norm_first: bool, batch_first: bool, activation: str, layers: int) -> None:
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(d_model=8, nhead=2, dim_feedforward=12, dropout=0.0,
+                                           activation=activation, batch_first=batch_first, norm_first=norm_first)
+        self.encoder = nn.TransformerEncoder(layer, num_layers=layers, norm=nn.LayerNorm(8) if layers > 1 else None,
+                                             enable_nested_tensor=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.encoder(x)
+
+
+class EncoderLayer(nn.Module):
+    def __init__(self, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(d_model=8, nhead=4, dim_feedforward=16, dropout=dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layer(x)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("norm_first", "batch_first", "activation", "layers"),
+                         [(False, False, "relu", 1), (True, True, "gelu", 2)])
+def test_transformer_encoder(dtype, norm_first, batch_first, activation, layers):
+    translate_and_run(Encoder(norm_first, batch_first, activation, layers), [rand(3, 5, 8)], dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_transformer_encoder_layer_in_training_mode_without_dropout(dtype):
+    translate_and_run(EncoderLayer(), [rand(4, 2, 8)], dtype)
+
+
+def test_transformer_encoder_layer_with_live_dropout_is_refused():
+    with pytest.raises(UnsupportedOperatorError, match="TransformerEncoderLayer.*dropout"):
+        translate_and_run(EncoderLayer(dropout=0.1), [rand(4, 2, 8)], "f64")

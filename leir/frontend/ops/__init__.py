@@ -12,5 +12,6 @@ from . import (  # noqa: F401
     recurrent,
     reductions,
     shape,
+    transformer,
     windows,
 )
