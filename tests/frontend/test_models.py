@@ -112,3 +112,22 @@ def test_transformer_encoder_layer_in_training_mode_without_dropout(dtype):
 def test_transformer_encoder_layer_with_live_dropout_is_refused():
     with pytest.raises(UnsupportedOperatorError, match="TransformerEncoderLayer.*dropout"):
         translate_and_run(EncoderLayer(dropout=0.1), [rand(4, 2, 8)], "f64")
+
+
+class DeepBidirectional(nn.Module):
+    """Two-layer bidirectional LSTM and GRU (layer 2 reads ``[forward, backward]`` of layer 1) with h0/c0."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lstm = nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True)
+        self.gru = nn.GRU(8, 2, num_layers=3, bidirectional=True)
+
+    def forward(self, x, h0, c0):
+        out, (h_n, c_n) = self.lstm(x, (h0, c0))
+        seq, g_n = self.gru(out.transpose(0, 1))
+        return seq, g_n, h_n, c_n
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_multilayer_bidirectional_lstm_and_gru(dtype):
+    translate_and_run(DeepBidirectional(), [rand(2, 3, 3), rand(4, 2, 4, seed=1), rand(4, 2, 4, seed=2)], dtype)

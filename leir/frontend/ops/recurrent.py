@@ -162,13 +162,11 @@ def rnn(ctx, m, x, hx=None):
                         return x.ref(b, t, k) if bf else x.ref(t, b, k)
                     in_size = x.shape[2]
                 else:
-                    if dirs == 2:
-                        raise UnsupportedOperatorError(kind, detail="bidirectional with several layers")
-                    previous = layer_in[t][0]
+                    previous = layer_in[t]
 
                     def x_read(b, k, previous=previous):
                         return previous.ref(b, k)
-                    in_size = hidden
+                    in_size = dirs * hidden
                 if kind == "LSTM":
                     h, c = lstm_step(ctx, dtype, x_read, in_size, n, hidden, *params, h, c)
                 else:
@@ -176,7 +174,7 @@ def rnn(ctx, m, x, hx=None):
                 outs[t][d] = h
             finals_h.append(h)
             finals_c.append(c)
-        layer_in = outs
+        layer_in = {t: _joined(ctx, pieces, dtype) for t, pieces in outs.items()}
     out_shape = (n, steps, dirs * hidden) if bf else (steps, n, dirs * hidden)
     parts = [((t, d), outs[t][d]) for t in range(steps) for d in range(dirs)]
 
@@ -193,6 +191,16 @@ def rnn(ctx, m, x, hx=None):
     c_n = _stack_rows(ctx, list(enumerate(finals_c)), dtype, (len(finals_c), n, hidden),
                       lambda k, b, j: (E.lit(k), b, j))
     return (output, (h_n, c_n))
+
+
+def _joined(ctx, pieces: list[Tensor], dtype: str) -> Tensor:
+    """One step's ``[N, H]`` outputs of every direction side by side, ``[N, D*H]``: the next layer's input
+    (a bidirectional layer feeds ``[forward, backward]``)."""
+    if len(pieces) == 1:
+        return pieces[0]
+    n, hidden = pieces[0].shape
+    return _stack_rows(ctx, list(enumerate(pieces)), dtype, (n, len(pieces) * hidden),
+                       lambda d, b, j: (b, E.iadd(j, d * hidden)))
 
 
 def _slice0(ctx, state: Tensor, index: int, dtype: str) -> Tensor:
