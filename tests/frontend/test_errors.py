@@ -37,17 +37,17 @@ def test_patterns_without_static_meaning_are_refused(tmp_path, text, needle):
 
 
 def test_unsupported_library_module_is_named():
-    class WithEncoder(nn.Module):
+    class WithDecoder(nn.Module):
         def __init__(self):
             super().__init__()
-            self.encoder = nn.TransformerEncoderLayer(4, 2, dim_feedforward=8)
+            self.decoder = nn.TransformerDecoderLayer(4, 2, dim_feedforward=8)
 
-        def forward(self, x):
-            return self.encoder(x)
+        def forward(self, x, memory):
+            return self.decoder(x, memory)
 
     with pytest.raises(UnsupportedOperatorError) as info:
-        translate_module(WithEncoder().eval(), [torch.randn(3, 2, 4)])
-    assert info.value.operator == "TransformerEncoderLayer"
+        translate_module(WithDecoder().eval(), [torch.randn(3, 2, 4), torch.randn(5, 2, 4)])
+    assert info.value.operator == "TransformerDecoderLayer"
     assert "test_errors.py" in (info.value.location or "")
 
 

@@ -1,5 +1,5 @@
 """Convolutions (1-3d) and transposed convolutions (1-3d) with stride, padding, output padding,
-dilation and groups; ``F.unfold`` (im2col).
+dilation and groups.
 
 A padded input is first copied into an intermediate with a chained-compare guard (the public data's
 form); the convolution is then one reduction block over ``N, Cout, out..., Cin/groups, kernel...``.
@@ -198,37 +198,3 @@ def conv_transpose(ctx, *args, **kwargs):
                                                                                            strict=True))]
     return conv_transpose_into(ctx, *v)
 
-
-@op("unfold", F.unfold, modules=(nn.Unfold,))
-def unfold(ctx, *args, **kwargs):
-    """im2col of a (N, C, H, W) input: row ``c*kh*kw + i*kw + j`` and column ``oh*OW + ow`` read the
-    zero-padded input at ``(oh*sh + i*dh, ow*sw + j*dw)``; one copy block of div/mod subscripts."""
-    names, defaults = ("kernel_size", "dilation", "padding", "stride"), (None, 1, 0, 1)
-    if ctx.module is not None:
-        m, x = args[0], args[1]
-        values = [getattr(m, nm) for nm in names]
-    else:
-        x = args[0]
-        values = [kwargs.get(nm, args[1 + i] if 1 + i < len(args) else d)
-                  for i, (nm, d) in enumerate(zip(names, defaults, strict=True))]
-    if x.ndim != 4:
-        raise UnsupportedOperatorError("unfold", detail=f"a {x.ndim}-d input",
-                                       supported="(N, C, H, W) inputs")
-    kernel, dilation, padding, stride = (tup(v, 2) for v in values)
-    kh, kw = kernel
-    out_hw = [(s + 2 * p - d * (k - 1) - 1) // st + 1
-              for s, p, d, k, st in zip(x.shape[2:], padding, dilation, kernel, stride, strict=True)]
-    reads = [(o - 1) * st + (k - 1) * d + 1
-             for o, st, k, d in zip(out_hw, stride, kernel, dilation, strict=True)]
-    src = pad_copy(ctx, x, 2, padding, reads)
-    out = ctx.em.fresh(ctx.shape, ctx.dtype)
-
-    def body(n, row, col):
-        c, i, j = E.ifloordiv(row, kh * kw), E.imod(E.ifloordiv(row, kw), kh), E.imod(row, kw)
-        oh, ow = E.ifloordiv(col, out_hw[1]), E.imod(col, out_hw[1])
-        h = E.iadd(E.imul(oh, stride[0]), E.imul(i, dilation[0]))
-        w = E.iadd(E.imul(ow, stride[1]), E.imul(j, dilation[1]))
-        return Assign(out.ref(n, row, col), src.ref(n, c, h, w))
-
-    ctx.em.block(ctx.shape, body)
-    return out
