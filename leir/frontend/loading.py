@@ -9,6 +9,7 @@ same file, settings and dtype always give the same model and inputs.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import random
 import sys
@@ -19,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from torch.overrides import TorchFunctionMode
 
 from .errors import FrontendError
 
@@ -149,11 +151,49 @@ def load_source(path: str | Path, sets: dict[str, Any] | None = None, dtype: str
             raise SourceError(f"{path}: no {required} (expected the KernelBench convention)")
     torch_dtype = DTYPES[dtype]
     seed_everything(0)
-    init_inputs = list(module.get_init_inputs()) if hasattr(module, "get_init_inputs") else []
-    try:
-        model = module.Model(*init_inputs)
-    except Exception as exc:
-        raise SourceError(f"{path}: Model(*get_init_inputs()) failed: {type(exc).__name__}: {exc}") from exc
+    with _cpu_placement():
+        init_inputs = (_call(path, "get_init_inputs()", lambda: list(module.get_init_inputs()))
+                       if hasattr(module, "get_init_inputs") else [])
+        model = _call(path, "Model(*get_init_inputs())", lambda: module.Model(*init_inputs))
+        raw_inputs = _call(path, "get_inputs()", lambda: list(module.get_inputs()))
     model = model.to(torch_dtype)
-    inputs = [cast_value(v, torch_dtype) for v in module.get_inputs()]
+    inputs = [cast_value(v, torch_dtype) for v in raw_inputs]
     return LoadedSource(path, source, module, model, inputs, init_inputs, dtype)
+
+
+def _call(path: Path, what: str, make: Any) -> Any:
+    """Run one of the file's entry points; whatever it raises is the file's problem, said as such."""
+    try:
+        return make()
+    except Exception as exc:
+        raise SourceError(f"{path}: {what} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _is_gpu_device(device: Any) -> bool:
+    if isinstance(device, torch.device):
+        return device.type == "cuda"
+    return isinstance(device, str) and device.split(":")[0] == "cuda"
+
+
+class _OnTheCpu(TorchFunctionMode):
+    """Builds a file's model and inputs on the CPU where it asks for ``cuda`` (KernelBench files often do).
+
+    Translation needs only shapes, dtypes and parameter values, and the reference runs on the CPU, so
+    ``device="cuda"``, ``.cuda()`` and ``.to("cuda")`` become CPU placements while the file's entry points
+    run.
+    """
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if _is_gpu_device(kwargs.get("device")):
+            kwargs["device"] = "cpu"
+        if func is torch.Tensor.cuda:
+            return args[0]
+        if func is torch.Tensor.to:
+            args = tuple("cpu" if _is_gpu_device(a) else a for a in args)
+        return func(*args, **kwargs)
+
+
+def _cpu_placement() -> contextlib.AbstractContextManager:
+    """``cuda`` placements turned into CPU ones, on a machine without CUDA; elsewhere nothing changes."""
+    return contextlib.nullcontext() if torch.cuda.is_available() else _OnTheCpu()
