@@ -188,18 +188,7 @@ def cat(ctx, tensors, dim=0, *, axis=None):
     dim = axis if axis is not None else dim
     tensors = [t for t in tensors if not (isinstance(t, Tensor) and t.shape == (0,))]
     shape = ctx.shape
-    dim %= len(shape)
-    out = ctx.em.fresh(shape, ctx.dtype)
-    offset = 0
-    for t in tensors:
-        def body(*vs, t=t, offset=offset):
-            idx = list(vs)
-            idx[dim] = E.iadd(vs[dim], offset)
-            return Assign(out.ref(*idx), t.ref(*vs))
-
-        ctx.em.block(t.shape, body)
-        offset += t.shape[dim]
-    return out
+    return _join(ctx, tensors, dim % len(shape), shape, ctx.dtype)
 
 
 @op("stack", torch.stack)
