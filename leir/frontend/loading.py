@@ -57,6 +57,23 @@ def bound_names(target: ast.expr) -> list[str]:
     return []
 
 
+def literal_node(value: Any) -> ast.expr:
+    """The syntax node of a ``--set`` value: a constant, or a list/dict/set/tuple display of them.
+
+    ``ast.Constant`` only holds scalars (and tuples of them); public files take layer sizes as lists
+    (``--set layer_sizes=[64,32]``), which are rebuilt from their source text.
+    """
+    if value is None or isinstance(value, bool | int | float | complex | str | bytes):
+        return ast.Constant(value)
+    try:
+        node = ast.parse(repr(value), mode="eval").body
+        if ast.literal_eval(node) == value:
+            return node
+    except (SyntaxError, ValueError):
+        pass
+    raise SourceError(f"--set: {value!r} is not a Python literal")
+
+
 def override(node: ast.stmt, sets: dict[str, Any]) -> tuple[list[ast.stmt], set[str]]:
     """``node`` with the ``--set`` names it binds overridden, plus those names.
 
@@ -75,9 +92,9 @@ def override(node: ast.stmt, sets: dict[str, Any]) -> tuple[list[ast.stmt], set[
     if not names:
         return [node], set()
     if len(targets) == 1 and isinstance(targets[0], ast.Name):
-        node.value = ast.copy_location(ast.Constant(sets[names[0]]), node.value)
+        node.value = ast.copy_location(literal_node(sets[names[0]]), node.value)
         return [node], set(names)
-    after = [ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], ast.Constant(sets[name])), node)
+    after = [ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], literal_node(sets[name])), node)
              for name in dict.fromkeys(names)]
     return [node, *after], set(names)
 

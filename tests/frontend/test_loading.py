@@ -54,3 +54,41 @@ def test_set_keeps_nested_unpacking_consistent():
 def test_set_of_a_name_bound_only_by_attribute_is_an_error():
     with pytest.raises(SourceError, match="x is not a module-level constant"):
         apply_sets("import types\nobj = types.SimpleNamespace()\nobj.x = 1\n", {"x": 2}, "f.py")
+
+
+LAYERS = '''\
+import torch
+import torch.nn as nn
+
+input_size = 6
+layer_sizes = [400, 800]
+
+
+class Model(nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        widths = [input_size, *sizes]
+        self.layers = nn.Sequential(*[nn.Linear(a, b) for a, b in zip(widths, widths[1:])])
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+def get_inputs():
+    return [torch.randn(2, input_size)]
+
+
+def get_init_inputs():
+    return [layer_sizes]
+'''
+
+
+def test_set_accepts_list_values(tmp_path):
+    loaded = load_source(write(tmp_path, "layers.py", LAYERS), {"layer_sizes": [5, 3]})
+    assert [layer.out_features for layer in loaded.model.layers] == [5, 3]
+    assert loaded.init_inputs == [[5, 3]]
+
+
+def test_set_refuses_a_value_that_is_no_literal(tmp_path):
+    with pytest.raises(SourceError, match="not a Python literal"):
+        load_source(write(tmp_path, "layers.py", LAYERS), {"layer_sizes": object()})
