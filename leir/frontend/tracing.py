@@ -9,10 +9,12 @@ emitters only ever see concrete sizes.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import re
 import traceback
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -108,13 +110,41 @@ def _wrap_leaf(model: torch.nn.Module, n_inputs: int) -> torch.nn.Module:
     return cls(model)
 
 
+@contextlib.contextmanager
+def _state_kept(model: torch.nn.Module) -> Iterator[None]:
+    """Every submodule's attributes, parameters and buffers as they were before tracing.
+
+    A forward that keeps state (``self.hidden = torch.tanh(...)``) leaves a tracing proxy in the module;
+    the graph must be built from, and later run against, the module's real initial state.
+    """
+    saved = [(module, dict(module.__dict__),
+              {key: dict(module.__dict__[key]) for key in ("_parameters", "_buffers", "_modules")})
+             for module in model.modules()]
+    try:
+        yield
+    finally:
+        for module, attributes, registries in saved:
+            _restore(module.__dict__, attributes)
+            for key, entries in registries.items():
+                _restore(module.__dict__[key], entries)
+
+
+def _restore(current: dict[str, Any], saved: dict[str, Any]) -> None:
+    """Old entries get their old values back; new ones stay (the tracer's own ``_tensor_constant``
+    attributes) unless they hold a proxy the forward stored."""
+    for key in list(current):
+        if key not in saved and isinstance(current[key], fx.Proxy):
+            del current[key]
+    current.update(saved)
+
+
 def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
     model = _wrap_leaf(model, len(inputs))
     defaults = _unsupplied_defaults(model, len(inputs))
     try:
         tracer = fx.Tracer()
         tracer.record_stack_traces = True
-        with _RandomCallGuard() as guard:
+        with _state_kept(model), _RandomCallGuard() as guard:
             graph = tracer.trace(model, concrete_args=defaults or None)
         _refuse_random(guard)
         return fx.GraphModule(tracer.root, graph)
@@ -134,7 +164,7 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
                 # The meta tracer warns for every node whose metadata it cannot compute (parameters live
                 # on the CPU, not on ``meta``); the concrete run afterwards records every shape anyway.
                 warnings.filterwarnings("ignore", message="Could not compute metadata", category=UserWarning)
-                with _RandomCallGuard() as guard:
+                with _state_kept(model), _RandomCallGuard() as guard:
                     graph = tracer.trace(model, meta_args=meta_args,
                                          concrete_args={**defaults, **concrete} or None)
             _refuse_random(guard)

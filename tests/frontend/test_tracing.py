@@ -64,3 +64,24 @@ def test_meta_tracer_fallback_is_quiet():
         warnings.simplefilter("always")
         translate_and_run(ShapeBranch(), [torch.randn(2, 8)], "f64")
     assert [str(w.message) for w in caught if "metadata" in str(w.message)] == []
+
+
+class KeepsState(nn.Module):
+    """A vanilla RNN step that stores its new hidden state on the module, as public RNN problems do."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hidden = torch.linspace(-1.0, 1.0, 5).repeat(2, 1)
+        self.step = nn.Linear(3 + 5, 5)
+
+    def forward(self, x):
+        self.hidden = torch.tanh(self.step(torch.cat((x, self.hidden), dim=1)))
+        return self.hidden * 2
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_state_a_forward_stores_on_the_module_is_its_initial_value(dtype):
+    model = KeepsState()
+    before = model.hidden.clone()
+    translate_and_run(model, [torch.randn(2, 3)], dtype)  # compared with an eager call after translating
+    assert isinstance(model.hidden, torch.Tensor) and model.hidden.shape == before.shape
