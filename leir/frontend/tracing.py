@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import re
+import sysconfig
 import traceback
 import warnings
 from collections.abc import Iterator
@@ -37,20 +38,26 @@ RANDOM_FUNCTIONS = frozenset({
 })
 
 
-class _RandomCallGuard(TorchFunctionMode):
-    """Notes the first random call made while tracing.
+class _TraceGuard(TorchFunctionMode):
+    """Notes, while tracing, the first random call and the first in-place method on a real tensor.
 
-    A call whose arguments hold no proxy (``torch.randn(4)``) never becomes a graph node: fx evaluates it once
-    and bakes the draw into the graph as a constant, which would turn a random forward into a fixed program.
+    A call whose arguments hold no proxy (``torch.randn(4)``, ``self.count.add_(1)``) never becomes a graph
+    node: fx evaluates it once, so a random draw would be frozen into the program and an in-place state
+    update lost. ``trace`` refuses both, naming the line noted here.
     """
 
     def __init__(self) -> None:
         super().__init__()
         self.first: tuple[str, str | None] | None = None
+        self.first_inplace: str | None = None
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         if self.first is None and func in RANDOM_FUNCTIONS:
             self.first = (getattr(func, "__name__", str(func)), _user_frame())
+        name = getattr(func, "__name__", "")
+        if (self.first_inplace is None and name.endswith("_") and not name.endswith("__") and args
+                and isinstance(args[0], torch.Tensor)):
+            self.first_inplace = _user_frame()
         return func(*args, **(kwargs or {}))
 
 
@@ -62,7 +69,7 @@ def _user_frame() -> str | None:
     return None
 
 
-def _refuse_random(guard: _RandomCallGuard) -> None:
+def _refuse_random(guard: _TraceGuard) -> None:
     if guard.first is not None:
         name, location = guard.first
         raise UnsupportedOperatorError(
@@ -110,23 +117,57 @@ def _wrap_leaf(model: torch.nn.Module, n_inputs: int) -> torch.nn.Module:
     return cls(model)
 
 
+class _KeptState:
+    """What ``_state_kept`` saw: the state tensors the traced forward changed in place."""
+
+    def __init__(self) -> None:
+        self.changed: list[str] = []
+
+
 @contextlib.contextmanager
-def _state_kept(model: torch.nn.Module) -> Iterator[None]:
+def _state_kept(model: torch.nn.Module) -> Iterator[_KeptState]:
     """Every submodule's attributes, parameters and buffers as they were before tracing.
 
     A forward that keeps state (``self.hidden = torch.tanh(...)``) leaves a tracing proxy in the module;
-    the graph must be built from, and later run against, the module's real initial state.
+    the graph must be built from, and later run against, the module's real initial state. An in-place
+    update whose operands hold no proxy (``self.count.add_(1)``) runs once, for real, while fx traces and
+    is recorded nowhere; such changes are undone and reported in ``changed``.
     """
     saved = [(module, dict(module.__dict__),
               {key: dict(module.__dict__[key]) for key in ("_parameters", "_buffers", "_modules")})
              for module in model.modules()]
+    values = [(name, tensor, tensor.detach().clone()) for name, tensor in _named_state(model)]
+    kept = _KeptState()
     try:
-        yield
+        yield kept
     finally:
         for module, attributes, registries in saved:
             _restore(module.__dict__, attributes)
             for key, entries in registries.items():
                 _restore(module.__dict__[key], entries)
+        kept.changed = [name for name, tensor, before in values if not torch.equal(tensor, before)]
+        with torch.no_grad():
+            for _name, tensor, before in values:
+                tensor.copy_(before)
+
+
+def _refuse_state_updates(kept: _KeptState, guard: _TraceGuard) -> None:
+    if kept.changed:
+        raise UnsupportedOperatorError(
+            "in-place update of module state", location=guard.first_inplace,
+            detail=f"forward changes {', '.join(kept.changed)} in place from no input, which tracing "
+                   "cannot record; compute the new value out of place (x = x + 1) or from an input")
+
+
+def _named_state(model: torch.nn.Module) -> list[tuple[str, torch.Tensor]]:
+    """Parameters, buffers and plain tensor attributes of every submodule, by dotted name, once each."""
+    found: dict[int, tuple[str, torch.Tensor]] = {}
+    for prefix, module in model.named_modules():
+        entries = [*module._parameters.items(), *module._buffers.items(), *vars(module).items()]
+        for key, value in entries:
+            if isinstance(value, torch.Tensor) and value.device.type != "meta":
+                found.setdefault(id(value), (f"{prefix}.{key}" if prefix else key, value))
+    return list(found.values())
 
 
 def _restore(current: dict[str, Any], saved: dict[str, Any]) -> None:
@@ -144,9 +185,10 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
     try:
         tracer = fx.Tracer()
         tracer.record_stack_traces = True
-        with _state_kept(model), _RandomCallGuard() as guard:
+        with _state_kept(model) as kept, _TraceGuard() as guard:
             graph = tracer.trace(model, concrete_args=defaults or None)
         _refuse_random(guard)
+        _refuse_state_updates(kept, guard)
         return fx.GraphModule(tracer.root, graph)
     except UnsupportedOperatorError:
         raise
@@ -164,10 +206,11 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
                 # The meta tracer warns for every node whose metadata it cannot compute (parameters live
                 # on the CPU, not on ``meta``); the concrete run afterwards records every shape anyway.
                 warnings.filterwarnings("ignore", message="Could not compute metadata", category=UserWarning)
-                with _state_kept(model), _RandomCallGuard() as guard:
+                with _state_kept(model) as kept, _TraceGuard() as guard:
                     graph = tracer.trace(model, meta_args=meta_args,
                                          concrete_args={**defaults, **concrete} or None)
             _refuse_random(guard)
+            _refuse_state_updates(kept, guard)
             return fx.GraphModule(tracer.root, graph)
         except UnsupportedOperatorError:
             raise
@@ -225,15 +268,23 @@ def run_concrete(gm: fx.GraphModule, inputs: list[Any]) -> dict[fx.Node, Any]:
     """Every node's value on (copies of) the real inputs."""
     recorder = _Recorder(gm)
     copies = [v.clone() if isinstance(v, torch.Tensor) else v for v in inputs]
+    state = [(t, t.detach().clone()) for _name, t in _named_state(gm)]
     try:
         with torch.no_grad():
             recorder.run(*copies)
     except Exception as exc:
         raise FrontendError(
             f"running the traced model on its inputs failed: {type(exc).__name__}: {exc}") from exc
+    finally:
+        with torch.no_grad():  # in-place writes to module state (``self.count.add_(1)``) are undone
+            for tensor, before in state:
+                tensor.copy_(before)
     return recorder.values
 
 
+
+
+_STDLIB = sysconfig.get_paths()["stdlib"]
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
@@ -256,4 +307,5 @@ def node_location(node: fx.Node, prefer: str | None = None) -> str | None:
 
 def _is_library(path: str) -> bool:
     """Frames inside torch itself or this frontend are never the user's line."""
-    return "/torch/" in path or "/leir/frontend/" in path or path.startswith("<")
+    return ("/torch/" in path or "/leir/frontend/" in path or path.startswith("<")
+            or path.startswith(_STDLIB))

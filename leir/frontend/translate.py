@@ -108,6 +108,8 @@ class _Translator:
         self.source_path = source_path
         self.em = Emitter(bind_first=not target_neutral)
         self.env: dict[fx.Node, Any] = {}
+        #: Module attributes written in place (``self.hidden.copy_(h)``), by target: what later reads see.
+        self.attr_writes: dict[str, Any] = {}
         self.ops_seen: list[str] = []
         self.block_sources: list[str | None] = []
         self.input_positions: list[int] = []
@@ -137,7 +139,9 @@ class _Translator:
                     position += 1
                 elif node.op == "get_attr":
                     value = real[node]
-                    if isinstance(value, torch.Tensor):
+                    if str(node.target) in self.attr_writes:
+                        self.env[node] = self.attr_writes[str(node.target)]
+                    elif isinstance(value, torch.Tensor):
                         attr = _fetch_attr(gm, str(node.target))
                         role = "param" if id(attr) in buffers else "const"
                         self.env[node] = self.em.add_known(
@@ -206,6 +210,8 @@ class _Translator:
         _check_result(name, result, real)
         if _inplace(node, module) and node.args and isinstance(node.args[0], fx.Node):
             self.env[node.args[0]] = result
+            if node.args[0].op == "get_attr":  # later reads of the attribute are new get_attr nodes
+                self.attr_writes[str(node.args[0].target)] = result
         return result
 
     def _seen(self, name: str) -> None:

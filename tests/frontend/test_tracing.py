@@ -85,3 +85,44 @@ def test_state_a_forward_stores_on_the_module_is_its_initial_value(dtype):
     before = model.hidden.clone()
     translate_and_run(model, [torch.randn(2, 3)], dtype)  # compared with an eager call after translating
     assert isinstance(model.hidden, torch.Tensor) and model.hidden.shape == before.shape
+
+
+class CopiesIntoState(nn.Module):
+    """Overwrites a state tensor in place from an input, then reads it back through the attribute."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("hidden", torch.zeros(2, 5))
+        self.register_buffer("scale", torch.full((5,), 0.5))
+        self.step = nn.Linear(5, 5)
+
+    def forward(self, x, h):
+        self.hidden.copy_(h)  # h is (1, 5): broadcast over the rows
+        self.scale.mul_(h[0])
+        return torch.tanh(self.step(self.hidden) + x) * self.scale
+
+
+class CountsCalls(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("count", torch.ones(5))
+
+    def forward(self, x):
+        self.count.add_(1.0)
+        return x * self.count
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_in_place_copy_into_module_state_is_seen_by_later_reads(dtype):
+    model = CopiesIntoState()
+    translation = translate_and_run(model, [torch.randn(2, 5), torch.randn(1, 5)], dtype)
+    assert "copy_" in translation.ops_seen
+
+
+def test_in_place_update_of_state_from_no_input_is_refused_and_undone():
+    model = CountsCalls()
+    with pytest.raises(UnsupportedOperatorError) as info:
+        translate_module(model, [torch.randn(2, 5)])
+    assert "count" in str(info.value) and "in place" in str(info.value)
+    assert info.value.location is not None and "test_tracing.py:" in info.value.location
+    assert torch.equal(model.count, torch.ones(5))  # tracing's own run of add_ was undone

@@ -276,6 +276,15 @@ def to(ctx, x, *args, **kwargs):
     return cast(ctx, x)
 
 
+@op("copy_", methods=("copy_",))
+def copy_(ctx, dst, src, non_blocking=False):
+    """``dst.copy_(src)``: ``src`` broadcast to ``dst``'s shape and cast to its dtype; later reads of
+    ``dst`` (the node itself, or the module attribute it names) see the copy."""
+    if not isinstance(src, Tensor):
+        raise UnsupportedOperatorError("copy_", detail="from a non-tensor")
+    return ew(ctx, [src], lambda a: a)
+
+
 @op("identity", torch.clone, methods=("contiguous", "clone", "detach", "requires_grad_", "cpu", "cuda"),
     modules=(nn.Identity,))
 def identity(ctx, *args, **kwargs):
