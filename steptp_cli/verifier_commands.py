@@ -15,8 +15,6 @@ from pathlib import Path
 from steptp_cli.main import EXIT_INVALID, EXIT_OK, UsageError
 
 CLI_SUCCESS = frozenset({"pass", "equal_pass", "build"})
-#: The dtypes ``translate --dtype`` (and so a PyTorch source reference) can load a model in.
-FLOAT_DTYPES = ("f32", "f64", "f16")
 
 
 def register(subparsers) -> None:
@@ -98,8 +96,10 @@ def source_dtype(program) -> str:
     Not simply the first output's dtype: an argmax or a comparison outputs i64/bool, and loading the
     model in an integer dtype fails, which left such programs unverified ("execute").
     """
+    from leir.frontend.loading import DTYPES  # the dtypes ``translate --dtype`` can load a model in
+
     for decl in program.signature.by_role("output") + program.signature.by_role("input", "param", "const"):
-        if decl.dtype in FLOAT_DTYPES:
+        if decl.dtype in DTYPES:
             return decl.dtype
     return "f32"
 

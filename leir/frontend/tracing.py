@@ -78,9 +78,14 @@ def _refuse_random(guard: _TraceGuard) -> None:
                    "pass them in from get_inputs() or make them a buffer in __init__")
 
 
+def _positional_params(model: torch.nn.Module) -> list[inspect.Parameter]:
+    """The forward parameters ``get_inputs()`` fills by position."""
+    return [p for p in inspect.signature(model.forward).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
 def _placeholder_names(model: torch.nn.Module) -> list[str]:
-    params = list(inspect.signature(model.forward).parameters.values())
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [p.name for p in _positional_params(model)]
 
 
 def _unsupplied_defaults(model: torch.nn.Module, n_inputs: int) -> dict[str, Any]:
@@ -89,9 +94,8 @@ def _unsupplied_defaults(model: torch.nn.Module, n_inputs: int) -> dict[str, Any
     They are fixed while tracing, as the eager call fixes them; traced as placeholders instead, a test such
     as ``if h0 is None`` would see a proxy and take the wrong branch for the actual call.
     """
-    params = [p for p in inspect.signature(model.forward).parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return {p.name: p.default for p in params[n_inputs:] if p.default is not inspect.Parameter.empty}
+    return {p.name: p.default for p in _positional_params(model)[n_inputs:]
+            if p.default is not inspect.Parameter.empty}
 
 
 class _Root(torch.nn.Module):
