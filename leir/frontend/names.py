@@ -1,53 +1,5 @@
-"""Fresh tensor and loop-variable names in the public reference converter's style.
+"""Fresh names for emitted programs: the core's ``leir.names``, re-exported for the emitters."""
 
-Tensor names run ``A C D E F G H I J K M N O Q R S W X Y Z`` (the capitals minus the loop kinds
-``B L P U V`` and TVMScript's ``T``), then two-letter names ``Aa Ac Ad … Az Ca Cc …``: a first letter of
-that sequence followed by the lower-case form of a letter of it — the continuation found in the corpus.
-Loop variables skip ``b e t v x y z`` so that ``1e-05`` never reads as a variable and no plain loop
-variable looks like a GPU binding (``tx``, ``bx``...).
-"""
+from leir.names import LOOP_LETTERS, TENSOR_LETTERS, NameSource, loop_var_names, tensor_names
 
-from __future__ import annotations
-
-from collections.abc import Iterator
-
-TENSOR_LETTERS = "ACDEFGHIJKMNOQRSWXYZ"
-LOOP_LETTERS = "acdfghijkmnopqrsuw"
-
-
-def tensor_names() -> Iterator[str]:
-    """Every tensor name in generation order (single letters, then two letters)."""
-    yield from TENSOR_LETTERS
-    for first in TENSOR_LETTERS:
-        for second in TENSOR_LETTERS:
-            yield first + second.lower()
-    for first in TENSOR_LETTERS:
-        for second in TENSOR_LETTERS:
-            for third in TENSOR_LETTERS:
-                yield first + second.lower() + third.lower()
-
-
-def loop_var_names() -> Iterator[str]:
-    """Loop variables of one block, in order (``tx`` for a bound first loop is added by the caller)."""
-    yield from LOOP_LETTERS
-    for first in LOOP_LETTERS:
-        for second in LOOP_LETTERS:
-            yield first + second
-
-
-class NameSource:
-    """Hands out tensor names in sequence, never one already taken."""
-
-    def __init__(self, taken: set[str] | None = None) -> None:
-        self._names = tensor_names()
-        self._taken = set(taken or ())
-        #: Every name handed out, in order (the translator reorders each operator's names afterwards).
-        self.log: list[str] = []
-
-    def take(self) -> str:
-        for name in self._names:
-            if name not in self._taken:
-                self._taken.add(name)
-                self.log.append(name)
-                return name
-        raise RuntimeError("tensor names exhausted")  # 8000+ tensors: never in practice
+__all__ = ["LOOP_LETTERS", "TENSOR_LETTERS", "NameSource", "loop_var_names", "tensor_names"]

@@ -1,0 +1,306 @@
+"""Program analyses shared by the strategies, the interpreter and the lowering — one implementation each.
+
+Every legality rule of the strategy catalogue comes down to a few questions: what does an item read and
+write, which earlier item must stay before which later one (flow, anti and output dependences), which
+loops carry a dependence (reduction and recurrence axes, last-writer races), which items produce or
+consume a tensor, and how an index depends on the loop variables. They are answered here, from the
+syntax tree and the checker's ``ProgramInfo``, so no strategy re-derives them its own way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+
+from leir.ast import (
+    Assign,
+    BinOp,
+    Block,
+    Body,
+    Expr,
+    Item,
+    Loop,
+    Neg,
+    Num,
+    Paren,
+    Program,
+    TensorRef,
+    Var,
+    iter_items,
+    statements,
+    tensor_refs,
+    walk_expr,
+)
+from leir.checker import check
+from leir.names import loop_var_names, tensor_names
+from leir.semantics import ProgramInfo, StmtKind
+
+Path = tuple[int, ...]
+
+
+# ----------------------------------------------------------------------------------- the checker once
+
+
+@lru_cache(maxsize=256)
+def program_info(program: Program) -> ProgramInfo:
+    """The checker's reading of a program, memoised: strategies ask for it many times per state."""
+    return check(program)
+
+
+# -------------------------------------------------------------------------------- read and write sets
+
+
+def stmt_reads(stmt: Assign) -> tuple[TensorRef, ...]:
+    """Every tensor reference a statement reads: its value, and index tensors of its target (gathers)."""
+    refs = list(tensor_refs(stmt.value))
+    for index in stmt.target.indices:
+        refs.extend(tensor_refs(index))
+    return tuple(refs)
+
+
+def item_statements(item: Item) -> Iterator[tuple[Path, Assign, tuple[Loop, ...]]]:
+    """``(relative path, statement, enclosing loops)`` for every statement of an item, execution order."""
+    if isinstance(item, Assign):
+        yield (), item, ()
+        return
+    for path, sub, loops in iter_items(item):
+        if isinstance(sub, Assign):
+            yield path, sub, loops
+
+
+def reads(item: Item) -> frozenset[str]:
+    """Names of the tensors an item reads anywhere (including self-reads of accumulators)."""
+    return frozenset(ref.name for _, stmt, _ in item_statements(item) for ref in stmt_reads(stmt))
+
+
+def writes(item: Item) -> frozenset[str]:
+    """Names of the tensors an item writes."""
+    return frozenset(stmt.target.name for _, stmt, _ in item_statements(item))
+
+
+class DepKind(StrEnum):
+    """Why a later item must stay after an earlier one."""
+
+    #: read after write: the later item reads what the earlier one writes.
+    FLOW = "flow"
+    #: write after read: the later item overwrites what the earlier one reads.
+    ANTI = "anti"
+    #: write after write: both write the same tensor (the final value depends on their order).
+    OUTPUT = "output"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Dependence:
+    kind: DepKind
+    tensor: str
+
+
+def dependences(first: Item, second: Item) -> tuple[Dependence, ...]:
+    """The dependences from ``first`` (executed earlier) to ``second``, sorted; empty when they commute."""
+    r1, w1, r2, w2 = reads(first), writes(first), reads(second), writes(second)
+    deps = {Dependence(DepKind.FLOW, t) for t in w1 & r2}
+    deps |= {Dependence(DepKind.ANTI, t) for t in r1 & w2}
+    deps |= {Dependence(DepKind.OUTPUT, t) for t in w1 & w2}
+    return tuple(sorted(deps))
+
+
+def independent(first: Item, second: Item) -> bool:
+    """True when the two items may run in either order with identical results."""
+    return not dependences(first, second)
+
+
+# ------------------------------------------------------------------------------ producers, consumers
+
+
+def producers(body: Body, tensor: str) -> tuple[Path, ...]:
+    """Paths of the statements that write ``tensor``, in execution order."""
+    return tuple(path for path, stmt, _ in statements(body) if stmt.target.name == tensor)
+
+
+def consumers(body: Body, tensor: str) -> tuple[Path, ...]:
+    """Paths of the statements that read ``tensor`` (self-reads of an accumulator included)."""
+    return tuple(path for path, stmt, _ in statements(body)
+                 if any(ref.name == tensor for ref in stmt_reads(stmt)))
+
+
+def readers_after(body: Body, block_index: int, tensor: str) -> tuple[int, ...]:
+    """Indices of the top-level blocks after ``block_index`` that read ``tensor``."""
+    return tuple(i for i in range(block_index + 1, len(body.blocks)) if tensor in reads(body.blocks[i]))
+
+
+# ------------------------------------------------------------------------------- carried dependences
+
+
+def _vars_in(node) -> set[str]:
+    return {v.name for v in walk_expr(node) if isinstance(v, Var)}
+
+
+def carried_vars(stmt: Assign, loops: Iterable[Loop], kind: StmtKind) -> frozenset[str]:
+    """Loop variables along which iterations of one statement depend on each other (*race axes*).
+
+    An enclosing variable absent from the target's subscript is one (reductions, accumulations, and a
+    plain write that several iterations make — the last writer wins); so is any variable in a
+    subscript position where a recurrence reads itself at another index (``D_{a-1}``).
+    """
+    lhs_vars = {name for index in stmt.target.indices for name in _vars_in(index)}
+    races = {lp.var for lp in loops if lp.var not in lhs_vars}
+    if kind is StmtKind.RECURRENCE:
+        for ref in tensor_refs(stmt.value):
+            if ref.name != stmt.target.name:
+                continue
+            for mine, theirs in zip(stmt.target.indices, ref.indices, strict=False):
+                if mine != theirs:
+                    races |= _vars_in(mine)
+    return frozenset(races)
+
+
+def _cross_statement_carried(block: Block, var: str, base: Path) -> bool:
+    """Whether two statements in the nest touch one tensor at subscripts that differ along ``var``."""
+    accesses: dict[str, list[tuple[tuple[Expr, ...], bool]]] = {}
+    for _, stmt, _ in item_statements(block):
+        accesses.setdefault(stmt.target.name, []).append((stmt.target.indices, True))
+        for ref in stmt_reads(stmt):
+            accesses.setdefault(ref.name, []).append((ref.indices, False))
+    for entries in accesses.values():
+        if not any(is_write for _, is_write in entries):
+            continue
+        subscripts = {indices for indices, _ in entries}
+        if len(subscripts) > 1 and any(var in _vars_in(i) for sub in subscripts for i in sub):
+            return True
+    return False
+
+
+def loop_carries_dependence(program: Program, block_path: Path, var: str) -> bool:
+    """True when the loop over ``var`` in the block at ``block_path`` must run its iterations in order.
+
+    It does when any statement under it has ``var`` as a race axis, or when two accesses of a tensor
+    written under it use different subscripts that involve ``var`` (one iteration may read what another
+    writes). Conservative: ``False`` means provably safe to parallelise or vectorise.
+    """
+    info = program_info(program)
+    from leir.rewrite import item_at
+
+    block = item_at(program.body, block_path)
+    assert isinstance(block, Block)
+    for rel, stmt, loops in item_statements(block):
+        path = block_path + rel
+        sinfo = info.statements.get(path)
+        kind = sinfo.kind if sinfo else StmtKind.ASSIGN
+        all_loops = _enclosing_loops(program.body, block_path) + block.loops + loops
+        if var in carried_vars(stmt, all_loops, kind):
+            return True
+    return _cross_statement_carried(block, var, block_path)
+
+
+def _enclosing_loops(body: Body, path: Path) -> tuple[Loop, ...]:
+    """Loops strictly outside the block at ``path``."""
+    from leir.rewrite import item_at
+
+    out: list[Loop] = []
+    for depth in range(1, len(path)):
+        outer = item_at(body, path[:depth])
+        assert isinstance(outer, Block)
+        out.extend(outer.loops)
+    return tuple(out)
+
+
+# ------------------------------------------------------------------------------------ affine indices
+
+
+@dataclass(frozen=True, slots=True)
+class Affine:
+    """``sum(coeff * var) + const`` with integer coefficients: the form most subscripts take."""
+
+    coeffs: tuple[tuple[str, int], ...]
+    const: int
+
+    def coeff(self, var: str) -> int:
+        return dict(self.coeffs).get(var, 0)
+
+    @property
+    def vars(self) -> frozenset[str]:
+        return frozenset(name for name, c in self.coeffs if c)
+
+
+def affine_form(expr: Expr) -> Affine | None:
+    """The affine form of an index expression, or ``None`` (``//``, ``%``, gathers, products of vars)."""
+    result = _affine(expr)
+    if result is None:
+        return None
+    coeffs, const = result
+    return Affine(tuple(sorted((v, c) for v, c in coeffs.items() if c)), const)
+
+
+def _affine(expr) -> tuple[dict[str, int], int] | None:
+    if isinstance(expr, Paren):
+        return _affine(expr.inner)
+    if isinstance(expr, Num):
+        return ({}, int(expr.text)) if expr.is_int else None
+    if isinstance(expr, Var):
+        return ({expr.name: 1}, 0)
+    if isinstance(expr, Neg):
+        inner = _affine(expr.operand)
+        return None if inner is None else ({v: -c for v, c in inner[0].items()}, -inner[1])
+    if isinstance(expr, BinOp) and expr.op in "+-":
+        left, right = _affine(expr.left), _affine(expr.right)
+        if left is None or right is None:
+            return None
+        sign = 1 if expr.op == "+" else -1
+        coeffs = dict(left[0])
+        for v, c in right[0].items():
+            coeffs[v] = coeffs.get(v, 0) + sign * c
+        return coeffs, left[1] + sign * right[1]
+    if isinstance(expr, BinOp) and expr.op == "*":
+        left, right = _affine(expr.left), _affine(expr.right)
+        if left is None or right is None:
+            return None
+        if not left[0]:
+            return {v: c * left[1] for v, c in right[0].items()}, left[1] * right[1]
+        if not right[0]:
+            return {v: c * right[1] for v, c in left[0].items()}, left[1] * right[1]
+    return None
+
+
+# -------------------------------------------------------------------------------------- fresh names
+
+
+def tensor_names_in(program: Program) -> frozenset[str]:
+    """Every tensor name the program uses (signature and body)."""
+    names = set(program.signature.names)
+    for _, stmt, _ in statements(program.body):
+        names.add(stmt.target.name)
+        names.update(ref.name for ref in stmt_reads(stmt))
+    return frozenset(names)
+
+
+def loop_vars_in(program: Program) -> frozenset[str]:
+    """Every loop variable the program binds anywhere."""
+    return frozenset(lp.var for _, item, _ in iter_items(program.body) if isinstance(item, Block)
+                     for lp in item.loops)
+
+
+def fresh_tensor_names(program: Program, count: int = 1) -> tuple[str, ...]:
+    """The next unused tensor names in the public naming sequence (``A C D … Z Aa Ac …``)."""
+    taken = tensor_names_in(program)
+    out: list[str] = []
+    for name in tensor_names():
+        if name not in taken:
+            out.append(name)
+            if len(out) == count:
+                return tuple(out)
+    raise RuntimeError("tensor names exhausted")
+
+
+def fresh_loop_vars(program: Program, count: int = 1, *, prefix: str = "") -> tuple[str, ...]:
+    """Unused loop-variable names (skipping ``b e t v x y z``); ``prefix`` makes bound names (``tx`` …)."""
+    taken = loop_vars_in(program)
+    out: list[str] = []
+    for name in loop_var_names():
+        candidate = prefix + name
+        if candidate not in taken:
+            out.append(candidate)
+            if len(out) == count:
+                return tuple(out)
+    raise RuntimeError("loop variable names exhausted")

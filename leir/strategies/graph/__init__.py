@@ -1,0 +1,1 @@
+"""graph-level strategies: one module per strategy; importing this package registers them."""

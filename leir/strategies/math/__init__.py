@@ -1,0 +1,1 @@
+"""math-level strategies: one module per strategy; importing this package registers them."""
