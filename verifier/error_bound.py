@@ -22,12 +22,13 @@ of Numerical Algorithms*, ch. 2–4), each operation adding its own rounding ``u
 * ``exp a``: ``|r|·expm1(Ea)``; ``log a``: ``−log1p(−Ea/|a|)``; ``sqrt a``: ``Ea / (√a + √(a−Ea))``;
   ``erf a``: its slope on ``[a−Ea, a+Ea]`` times ``Ea``; each plus the library's error (``LIBRARY_ULPS``);
 * ``max``/``min``/``abs``/negation add no rounding: ``max(Ea, Eb)``/``Ea``;
-* a **reduction** ``X = X ⊕ t`` (``+``/``-``) updating each element ``n`` times in its block adds
-  ``Et + n·u·Mt`` per term (plus ``u·M`` of the value it accumulates onto): ``Σ Et + n·u·Σ|terms|``, the
-  classic bound ``γ_n·Σ|x_i|`` that holds for *every* summation order — so a rewrite that tiles, splits
-  or reorders the reduction is held to the same bound as the original;
-* prefix recurrences (``C_a = C_{a-1} + A_a``) need no rule of their own: the rules above, applied in
-  execution order, give ``E_a ≈ u·Σ_{k≤a}|C_k|``, i.e. a bound growing along the scan.
+* a **reduction** ``X = X + t`` is a chain of such additions in the order the program is written:
+  after ``n`` terms ``E = Σ Et + u·Σ_k |S_k|`` over its partial sums ``S_k`` — Wilkinson's running
+  error bound, at most the classic ``γ_n·Σ|terms|`` (reached when all terms have one sign) and about
+  ``√n`` times smaller than it for terms of mixed signs. The order matters, and it is the kernel's:
+  the lowering keeps the program's loop order and LLVM does not reassociate floating-point additions.
+  A rewrite that tiles or splits a reduction is held to the bound of its own order;
+* prefix recurrences (``C_a = C_{a-1} + A_a``) are the same rule, element by element along the scan.
 
 ``verifier.compare`` turns ``E`` into the tolerance of each element (see docs/verification.md for the
 constants, the NaN/inf rule and what the bound does not cover).
@@ -53,9 +54,8 @@ from leir.ast import (
     Program,
     TensorRef,
     Var,
-    statements,
 )
-from leir.checker import _combiner, require_valid
+from leir.checker import require_valid
 from leir.dtypes import cast_to, is_float
 from leir.interpreter import (
     MAX_ELEMENTS,
@@ -65,9 +65,8 @@ from leir.interpreter import (
     _fast_reductions,
     _Lanes,
     _Machine,
-    _strip,
 )
-from leir.semantics import ProgramInfo, StmtKind
+from leir.semantics import ProgramInfo
 
 __all__ = ["UNIT_ROUNDOFF", "LIBRARY_ULPS", "ProgramBound", "OutputBound", "program_bound", "unit_roundoff"]
 
@@ -136,35 +135,12 @@ class _BoundMachine(_Machine):
         super().__init__(program, info, store, vectorise=True)
         self.mags = mags
         self.errs = errs
-        #: ``+``/``-`` reductions and accumulations: id(stmt) → (combiner, rest of the RHS, updates n).
-        self.sums: dict[int, tuple[str, object, int]] = {}
-        for path, stmt, loops in statements(program.body):
-            st = info.statements.get(path)
-            if st is None or st.kind not in (StmtKind.REDUCE, StmtKind.ACCUMULATE):
-                continue
-            if not is_float(info.tensors[stmt.target.name].dtype):
-                continue
-            comb = st.combiner or _combiner(stmt.value, stmt.target)
-            if comb not in ("+", "-"):
-                continue
-            rest = _rest(stmt)
-            if rest is None:
-                continue
-            bare = {_strip(i).name for i in stmt.target.indices if isinstance(_strip(i), Var)}
-            n = math.prod(lp.extent for lp in loops if lp.var not in bare)
-            self.sums[id(stmt)] = (comb, rest, max(n, 1))
-        self.start: dict[str, np.ndarray] = {}
 
     def run(self) -> None:
         for b_index, block in enumerate(self.program.body.blocks):
             # product reductions run the general path (their error is relative, not additive)
             self.fast = {k: v for k, v in _fast_reductions(block).items() if v[0] != "*"}
             self._init_reductions(b_index)
-            self.start = {}
-            for stmt in _block_statements(block):
-                if id(stmt) in self.sums:
-                    name = stmt.target.name
-                    self.start[name] = self.mags[name].copy()
             self._block(block, _Lanes({}, 1))
 
     def _init_reductions(self, b_index: int) -> None:
@@ -185,38 +161,24 @@ class _BoundMachine(_Machine):
             return
         u = unit_roundoff(target.dtype)
         idx = self._indices(target, lanes)
-        arr, mag, err = self.store[name], self.mags[name], self.errs[name]
         fast = self.fast.get(id(stmt))
-        summed = self.sums.get(id(stmt))
-        if fast is not None:
-            comb, rest = fast
-            v, m, e = self._eval(rest, lanes, u)
-            lin = np.ravel_multi_index(idx, arr.shape) if idx else np.zeros(lanes.n, dtype=np.int64)
-            flat_v, flat_m, flat_e = arr.reshape(-1), mag.reshape(-1), err.reshape(-1)
-            if summed is not None:
-                n = summed[2]
-                (np.add if comb == "+" else np.subtract).at(flat_v, lin, v)
-                np.add.at(flat_m, lin, m)
-                np.add.at(flat_e, lin, e + n * u * m + u * self.start[name].reshape(-1)[lin])
-            else:  # max / min: exact, the error of the chosen operand
-                ufunc = np.maximum if comb == "max" else np.minimum
-                ufunc.at(flat_v, lin, v)
-                np.maximum.at(flat_m, lin, m)
-                np.maximum.at(flat_e, lin, e)
-            self._finish(name)
+        if fast is None:
+            self._store(name, idx, self._eval(stmt.value, lanes, u))
             return
-        if summed is not None:
-            comb, rest, n = summed
-            old_v = arr[idx] if idx else np.repeat(arr.reshape(1), lanes.n)
-            old_m = mag[idx] if idx else np.repeat(mag.reshape(1), lanes.n)
-            old_e = err[idx] if idx else np.repeat(err.reshape(1), lanes.n)
-            v, m, e = self._eval(rest, lanes, u)
-            start = self.start[name][idx] if idx else np.repeat(self.start[name].reshape(1), lanes.n)
-            triple = _clean(old_v + v if comb == "+" else old_v - v, old_m + m,
-                            old_e + e + n * u * m + u * start)
-        else:
-            triple = self._eval(stmt.value, lanes, u)
-        self._store(name, idx, triple)
+        comb, rest = fast
+        v, m, e = self._eval(rest, lanes, u)
+        arr = self.store[name]
+        lin = np.ravel_multi_index(idx, arr.shape) if idx else np.zeros(lanes.n, dtype=np.int64)
+        flat_v, flat_m, flat_e = arr.reshape(-1), self.mags[name].reshape(-1), self.errs[name].reshape(-1)
+        if comb in ("+", "-"):
+            _scatter_sum(flat_v, flat_m, flat_e, lin, v if comb == "+" else -v, m, e, u)
+        else:  # max / min: exact, the error of the chosen operand
+            (np.maximum if comb == "max" else np.minimum).at(flat_v, lin, v)
+            np.maximum.at(flat_m, lin, m)
+            np.maximum.at(flat_e, lin, e)
+        _, cleaned_m, cleaned_e = _clean(flat_v, flat_m, flat_e)
+        flat_m[...] = cleaned_m
+        flat_e[...] = cleaned_e
 
     def _store(self, name: str, idx, triple: Triple) -> None:
         v, m, e = triple
@@ -225,11 +187,6 @@ class _BoundMachine(_Machine):
                 array[idx] = values
             else:
                 array[()] = values[-1]
-
-    def _finish(self, name: str) -> None:
-        v, m, e = _clean(self.store[name], self.mags[name], self.errs[name])
-        self.mags[name][...] = m
-        self.errs[name][...] = e
 
     # -- expressions --------------------------------------------------------------------------------
     def _eval(self, expr, lanes: _Lanes, u: float) -> Triple:
@@ -299,30 +256,27 @@ class _BoundMachine(_Machine):
         return v, m, e
 
 
-def _block_statements(block):
-    for item in block.items:
-        if isinstance(item, Assign):
-            yield item
-        else:
-            yield from _block_statements(item)
+def _scatter_sum(flat_v, flat_m, flat_e, lin, v, m, e, u: float) -> None:
+    """``X[lin[k]] += v[k]`` in lane order, with the running error rule of every single addition.
 
-
-def _rest(stmt: Assign):
-    """The term a ``+``/``-`` reduction adds: the RHS without the self-reference."""
-    top = _strip(stmt.value)
-    if not isinstance(top, BinOp):
-        return None
-    left, right = _strip(top.left), _strip(top.right)
-
-    def same(r) -> bool:
-        return (isinstance(r, TensorRef) and r.name == stmt.target.name
-                and r.indices == stmt.target.indices and r.dtype == stmt.target.dtype)
-
-    if same(left):
-        return top.right
-    if top.op == "+" and same(right):
-        return top.left
-    return None
+    Each addition ``S_k = S_{k-1} + t_k`` rounds once, by at most ``u·|S_k|``: the error of the partial
+    sum grows by ``E_t + u·(|S_k| + E_t)``. The partial sums are those of the order the program is
+    written in (the kernel's order: the lowering keeps it and LLVM does not reassociate floats), computed
+    per element with a segmented cumulative sum — lanes that update the same element, in lane order.
+    """
+    order = np.argsort(lin, kind="stable")
+    keys = lin[order]
+    terms = v[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    group = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, keys.size]))
+    running = np.cumsum(terms)
+    offset = running[starts] - terms[starts]  # what cumsum had accumulated before each group
+    with np.errstate(all="ignore"):
+        partial = flat_v[keys] + (running - offset[group])
+        grow = e[order] * (1 + u) + u * np.abs(partial)
+    np.add.at(flat_e, keys, grow)
+    np.add.at(flat_m, keys, m[order])
+    np.add.at(flat_v, keys, terms)
 
 
 def _mantissa(u: float) -> int:

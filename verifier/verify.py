@@ -151,27 +151,33 @@ def _trusted_program(spec: _JobSpec, reference, compared_with: str) -> Program:
     return spec.source or spec.parent or spec.program
 
 
-def _compare(spec: _JobSpec, outputs, expected, arrays, trusted: Program, notes: list[str]):
-    """Compare with the ``scaled`` tolerance where the bound can be evaluated, else the ``fixed`` one.
+def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np.ndarray],
+                    expected: Mapping[str, np.ndarray], arrays: Mapping[str, np.ndarray], *,
+                    notes: list[str] | None = None,
+                    max_iterations: int = INTERPRETER_MAX_ITERATIONS) -> dict[str, Any]:
+    """Compare ``outputs`` (of ``program``) with ``expected`` (computed like ``trusted``) on ``arrays``.
 
-    The allowance of each element adds the error bounds of the program under test and of the trusted
-    program (``verifier.error_bound``): both the kernel and the reference round.
+    The ``scaled`` tolerance where the error bounds can be evaluated (``verifier.error_bound``): each
+    element's allowance adds the bounds of the program under test and of the trusted program, since both
+    the kernel and the reference round. Otherwise the ``fixed`` one, with the reason in ``notes``.
     """
     from leir.program import program_hash
     from verifier.error_bound import program_bound
 
-    dtypes = _output_dtypes(spec.program)
-    allowances: dict[str, np.ndarray] = {}
-    magnitudes: dict[str, np.ndarray] = {}
-    programs = [spec.program] + ([trusted] if program_hash(trusted) != program_hash(spec.program) else [])
-    too_big = [iteration_count(p) for p in programs if iteration_count(p) > spec.max_bound_iterations]
+    notes = notes if notes is not None else []
+
     def note(text: str) -> None:
         if text not in notes:
             notes.append(text)
 
-    if too_big:
-        note(f"error bound not evaluated: {max(too_big):,} statement executions > "
-                     f"{spec.max_bound_iterations:,}; fixed per-dtype tolerance used")
+    dtypes = _output_dtypes(program)
+    allowances: dict[str, np.ndarray] = {}
+    magnitudes: dict[str, np.ndarray] = {}
+    programs = [program] + ([trusted] if program_hash(trusted) != program_hash(program) else [])
+    sizes = [iteration_count(p) for p in programs]
+    if max(sizes) > max_iterations:
+        note(f"error bound not evaluated: {max(sizes):,} statement executions > {max_iterations:,}; "
+             "fixed per-dtype tolerance used")
     else:
         try:
             bounds = [program_bound(p, arrays).outputs for p in programs]
@@ -179,14 +185,14 @@ def _compare(spec: _JobSpec, outputs, expected, arrays, trusted: Program, notes:
             note(f"error bound not evaluated ({_err(exc)}); fixed per-dtype tolerance used")
             bounds = []
         if bounds:
-            own = bounds[0]
-            other = bounds[1] if len(bounds) > 1 else own
-            for name in dtypes:
+            own, other = bounds[0], bounds[-1]
+            for name, dtype in dtypes.items():
                 if name in own and name in other and name in expected:
-                    allowances[name] = scaled_allowance(dtypes[name], expected[name],
+                    allowances[name] = scaled_allowance(dtype, expected[name],
                                                         [own[name].error, other[name].error])
                     magnitudes[name] = own[name].magnitude
-    return compare_outputs(outputs, expected, dtypes, allowances=allowances, magnitudes=magnitudes)
+    return compare_outputs(dict(outputs), dict(expected), dtypes, allowances=allowances,
+                           magnitudes=magnitudes)
 
 
 def _tolerance_summary(comparisons) -> tuple[str | None, float | None]:
@@ -277,7 +283,8 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
     else:
         _stage("bound")
         trusted = _trusted_program(spec, reference, out.get("reference", ""))
-        comparisons = _compare(spec, outputs, expected, arrays, trusted, out["notes"])
+        comparisons = bounded_compare(spec.program, trusted, outputs, expected, arrays, notes=out["notes"],
+                                      max_iterations=spec.max_bound_iterations)
         out["outputs"] = {k: c.to_json() for k, c in comparisons.items()}
         out["max_abs_error"], out["max_rel_error"] = _max_errors(comparisons)
         out["tolerance"], out["max_error_ratio"] = _tolerance_summary(comparisons)
@@ -317,7 +324,8 @@ def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dic
         expected = parent_kernel.run(fresh)
     if expected is not None:
         trusted = _trusted_program(spec, reference, compared_with)
-        comparisons = _compare(spec, timed_outputs, expected, fresh, trusted, out["notes"])
+        comparisons = bounded_compare(spec.program, trusted, timed_outputs, expected, fresh,
+                                      notes=out["notes"], max_iterations=spec.max_bound_iterations)
         out["timed_output_ok"] = all(c.ok for c in comparisons.values())
         if not out["timed_output_ok"]:
             out["outcome"] = Outcome.FAIL.value
@@ -435,7 +443,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     spec = _JobSpec(program=program, parent=parent, source=source, target=target, seed=seed,
                     special_values=special_values, time=time, run=runs, reference=chosen, params=params,
                     shapes={name: t.shape for name, t in info.tensors.items()}, repeats=repeats,
-                    min_repeat_ms=min_repeat_ms, notes=notes)
+                    min_repeat_ms=min_repeat_ms, notes=notes, max_bound_iterations=max_interpreter_iterations)
     worker_pool = pool or default_pool()
     counters["jobs"] += 1
     job = worker_pool.run(_verify_job, spec, timeout=timeout,
