@@ -186,3 +186,24 @@ def test_wrong_rescale_slips_under_the_fixed_tolerance_but_not_the_scaled_one():
     expected = np.float32(3.0) * np.ones(4, np.float32)
     assert compare(expected * np.float32(1 + 1e-5), expected, "f32").ok  # the fixed rule lets it through
     assert result.outcome is Outcome.FAIL and data["max_rel_error"] < 1e-4
+
+
+def test_cli_shows_the_bound_in_text_and_json(tmp_path: Path, monkeypatch, capsys):
+    import json
+
+    from steptp_cli.main import main as steptp
+
+    monkeypatch.setenv("STEPTP_CACHE_DIR", str(tmp_path / "cache"))
+    program = tmp_path / "mean.leir"
+    program.write_text(MEAN)
+    assert steptp(["verify", str(program), "--reference", "interpreter"]) == 0
+    text = capsys.readouterr().out
+    assert "tolerance: scaled" in text and "worst error/bound" in text and "vs bound" in text
+    wrong = tmp_path / "wrong.leir"
+    wrong.write_text(WRONG["wrong rescale x(1+1e-3)"][1])
+    code = steptp(["verify", str(wrong), "--against", str(program), "--reference", "interpreter", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1 and data["outcome"] == "fail"
+    assert data["tolerance"] == "scaled" and data["max_error_ratio"] > 1
+    (output,) = data["outputs"].values()
+    assert output["method"] == "scaled" and output["error_at_worst"] > output["bound_at_worst"] > 0
