@@ -36,7 +36,7 @@ LONG = [
     ("sum_dim", {"BATCH": 2, "DIM1": 65536, "DIM2": 4}),
     ("cumsum_reverse", {"BATCH": 2, "LENGTH": 32768}),
     ("logsumexp", {"BATCH": 2, "DIM1": 65536, "DIM2": 4}),
-    ("rms_norm", {"BATCH": 2, "SEQ": 4, "HIDDEN": 65536}),
+    ("rms_norm", {"BATCH": 2, "SEQ": 4, "HIDDEN": 32768}),
 ]
 
 
