@@ -72,6 +72,9 @@ class Comparison:
     #: Effective number of roundings (bound / (u * magnitude)) and magnitude Σ|terms| at that element.
     count_at_worst: float | None = None
     magnitude_at_worst: float | None = None
+    #: Non-zero finite elements whose allowance is at least their own size (the bound says little there:
+    #: e.g. ``exp`` of a huge-magnitude argument); only the NaN/inf pattern really checks them.
+    loose_elements: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -155,8 +158,11 @@ def compare(actual: np.ndarray, expected: np.ndarray, dtype: str, *,
         allowed = np.where(np.isnan(allowed), np.inf, allowed)
         rtol_used, atol_used = FLOOR_ULPS * _unit(dtype), 0.0
     bad = both & (diff > allowed)
-    return _finish(dtype, rtol_used, atol_used, diff, rel, bad, nonfinite_bad, size, method, allowed,
-                   magnitude, _unit(dtype))
+    result = _finish(dtype, rtol_used, atol_used, diff, rel, bad, nonfinite_bad, size, method, allowed,
+                     magnitude, _unit(dtype))
+    size_e = np.abs(e_fin)
+    result.loose_elements = int(np.count_nonzero(both & (size_e > 0) & (allowed >= size_e)))
+    return result
 
 
 def _unit(dtype: str) -> float:

@@ -25,6 +25,8 @@ def _output_line(name: str, data: dict[str, Any]) -> str:
         if data.get("count_at_worst") is not None:
             line += (f", {data['count_at_worst']:.3g} roundings of Σ|terms| "
                      f"{data.get('magnitude_at_worst', 0.0):.3e}")
+    if get("loose_elements"):
+        line += f"; {data['loose_elements']} elements allowed at least their own size"
     mismatches = data.get("mismatches", 0) + data.get("nonfinite_mismatches", 0)
     if mismatches:
         line += f"  — {mismatches} of {data.get('size', 0)} elements outside"

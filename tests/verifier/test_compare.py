@@ -148,3 +148,11 @@ def test_result_records_and_prints_the_bound_and_round_trips():
     for key in ("tolerance", "max_error_ratio"):
         old.pop(key)
     assert VerificationResult.from_json(old).tolerance is None
+
+
+def test_elements_the_bound_says_little_about_are_counted():
+    expected = np.array([1.0, 2.0, 0.0, 4.0])
+    allowance = np.array([1e-6, 5.0, 1.0, np.inf])  # element 1 and 3: allowed their own size or more
+    result = compare(expected + 0.5 * np.array([0, 1, 0, 1]), expected, "f64", allowance=allowance)
+    assert result.ok and result.loose_elements == 2
+    assert compare(expected, expected, "f64", allowance=np.full(4, 1e-9)).loose_elements == 0
