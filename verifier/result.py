@@ -13,6 +13,28 @@ from enum import StrEnum
 from typing import Any
 
 
+def _output_line(name: str, data: dict[str, Any]) -> str:
+    """One output's comparison: its errors and, at its worst element, the error against the bound."""
+    method = data.get("method", "fixed")
+    get = data.get
+    line = (f"  {name}: max abs {get('max_abs_error', 0.0):.3e}  max rel {get('max_rel_error', 0.0):.3e}"
+            f"  [{method}]")
+    if method != "exact" and get("worst_index") is not None:
+        line += (f"  worst element {data['worst_index']}: error {get('error_at_worst', 0.0):.3e}"
+                 f" vs bound {get('bound_at_worst', 0.0):.3e} (ratio {get('error_ratio', 0.0):.3g})")
+        if data.get("count_at_worst") is not None:
+            line += (f", {data['count_at_worst']:.3g} roundings of Σ|terms| "
+                     f"{data.get('magnitude_at_worst', 0.0):.3e}")
+    if get("loose_elements"):
+        line += f"; {data['loose_elements']} elements allowed at least their own size"
+    mismatches = data.get("mismatches", 0) + data.get("nonfinite_mismatches", 0)
+    if mismatches:
+        line += f"  — {mismatches} of {data.get('size', 0)} elements outside"
+        if data.get("nonfinite_mismatches"):
+            line += f" ({data['nonfinite_mismatches']} NaN/inf pattern)"
+    return line
+
+
 class Outcome(StrEnum):
     """What a verification reached, success levels first, then the ways it can fail.
 
@@ -75,7 +97,13 @@ class VerificationResult:
     reference: str = "none"
     max_abs_error: float | None = None
     max_rel_error: float | None = None
-    #: Per-output comparison details (name → dict of max errors, mismatch counts, tolerance used).
+    #: How the outputs were held: ``scaled`` (per-element error bound, docs/verification.md), ``fixed``
+    #: (per-dtype rtol/atol: the program was too large to bound), ``exact`` (integers), or ``mixed``.
+    tolerance: str | None = None
+    #: The worst |error| / allowance over every output element (<= 1 passes).
+    max_error_ratio: float | None = None
+    #: Per-output comparison details (name → ``verifier.compare.Comparison`` as a dict: max errors,
+    #: mismatch counts, the method, and the worst element's error, bound, ratio, magnitude and count).
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: True when the outputs were bitwise identical to the parent's (``None``: no parent run).
     bitwise_equal_parent: bool | None = None
@@ -135,6 +163,9 @@ class VerificationResult:
                      + ("   special values" if self.special_values else ""))
         if self.max_abs_error is not None:
             lines.append(f"max abs error: {self.max_abs_error:.3e}   max rel error: {self.max_rel_error:.3e}")
+        if self.max_error_ratio is not None:
+            lines.append(f"tolerance: {self.tolerance}   worst error/bound: {self.max_error_ratio:.3g}")
+        lines.extend(_output_line(name, data) for name, data in sorted(self.outputs.items()))
         if self.bitwise_equal_parent is not None:
             lines.append(f"bitwise equal to parent: {'yes' if self.bitwise_equal_parent else 'no'}")
         if self.timing is not None:

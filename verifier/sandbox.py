@@ -14,7 +14,11 @@ a benchmark — so every job runs in a child process under two limits:
   back after the job.
 
 A child that dies from a signal is reported as ``crash`` with the signal's name (``SIGSEGV`` …) and the
-tail of its output (faulthandler prints the Python stack there).
+tail of its output (faulthandler prints the Python stack there). **Whatever** becomes of a worker — killed
+by the kernel's OOM killer (``memory_limit`` when the memory cgroup's ``oom_kill`` counter moved during
+the job, else ``crash`` with ``SIGKILL`` named), exited without replying, closed its pipe early, sent a
+reply that cannot be read, or failed to start at all — ``run`` returns a ``JobResult`` and never raises;
+the pool discards that worker and carries on.
 
 **Warm pool.** Importing TVM costs seconds; a ``WorkerPool`` keeps long-lived workers that import the
 ``warm_modules`` once and then take jobs over a pipe. Workers are started with the ``spawn`` context —
@@ -30,6 +34,7 @@ import atexit
 import contextlib
 import faulthandler
 import multiprocessing
+import multiprocessing.reduction
 import os
 import re
 import resource
@@ -147,11 +152,19 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
             warm_errors.append(f"{module}: {type(exc).__name__}: {exc}")
     conn.send(("ready", os.getpid(), warm_errors))
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    global _CONNECTION
+    _CONNECTION = conn
     while True:
         try:
-            job = conn.recv()
+            raw = conn.recv_bytes()
         except (EOFError, OSError):
             return
+        try:
+            job = multiprocessing.reduction.ForkingPickler.loads(raw)
+        except Exception as exc:  # noqa: BLE001 - a job that cannot be read here is that job's error
+            conn.send(("error", type(exc).__name__, f"could not read the job: {type(exc).__name__}: {exc}",
+                       traceback.format_exc()))
+            continue
         if job is None:
             return
         func, args, kwargs, memory_limit = job
@@ -184,7 +197,32 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
                        traceback.format_exc()))
 
 
+#: The worker's end of its pipe (set in the worker only; the probes below misuse it on purpose).
+_CONNECTION = None
+
+
 # ----------------------------------------------------------------------------------------- the parent
+
+#: Where the kernel counts OOM kills of this machine's (or container's) memory cgroup, v2 then v1.
+_OOM_COUNTERS = ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control")
+
+
+def oom_kill_count() -> int | None:
+    """How many processes the kernel's OOM killer has killed in our memory cgroup (``None``: unknown).
+
+    A worker killed by SIGKILL that nobody here sent is either the OOM killer or someone outside; the
+    counter moving during the job tells the two apart.
+    """
+    for path in _OOM_COUNTERS:
+        try:
+            with open(path) as handle:
+                for line in handle:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return None
 
 
 def _read_tail(path: str, limit: int = LOG_EXCERPT_CHARS) -> str:
@@ -216,20 +254,31 @@ class _Worker:
         self.conn, child_conn = context.Pipe(duplex=True)
         self.process = context.Process(target=_worker_main, args=(child_conn, self.log_path, warm_modules),
                                        daemon=True, name="steptp-sandbox-worker")
-        self.process.start()
+        try:
+            self.process.start()
+        except Exception as exc:  # noqa: BLE001 - e.g. fork failing with ENOMEM under memory pressure
+            for conn in (self.conn, child_conn):
+                conn.close()
+            with contextlib.suppress(OSError):
+                os.unlink(self.log_path)
+            raise RuntimeError(f"could not start a sandbox worker: {type(exc).__name__}: {exc}") from None
         child_conn.close()
         self.jobs = 0
         self.warm_errors: list[str] = []
-        if not self.conn.poll(startup_timeout):
-            self.kill()
-            raise RuntimeError(f"sandbox worker did not start within {startup_timeout:.0f}s: "
-                               f"{_read_tail(self.log_path)}")
         try:
+            if not self.conn.poll(startup_timeout):
+                raise RuntimeError(f"sandbox worker did not start within {startup_timeout:.0f}s: "
+                                   f"{_read_tail(self.log_path)}")
             _tag, self.pid, self.warm_errors = self.conn.recv()
-        except EOFError:
+        except RuntimeError:
+            self.kill()
+            raise
+        except Exception as exc:  # noqa: BLE001 - EOF (it died importing), or an unreadable greeting
             self.process.join(5)
-            raise RuntimeError(f"sandbox worker died while starting (exit {self.process.exitcode}): "
-                               f"{_read_tail(self.log_path)}") from None
+            log = _read_tail(self.log_path)
+            self.kill()
+            raise RuntimeError(f"sandbox worker died while starting (exit {self.process.exitcode}, "
+                               f"{type(exc).__name__}): {log}") from None
 
     def kill(self) -> None:
         if self.process.is_alive():
@@ -358,20 +407,46 @@ class WorkerPool:
         """
         timeout = self.timeout if timeout is None else timeout
         limit_mb = self.memory_limit_mb if memory_limit_mb is True else (memory_limit_mb or None)
-        worker = self._acquire()
+        oom_before = oom_kill_count()
+        try:
+            worker = self._acquire()
+        except Exception as exc:  # noqa: BLE001 - e.g. ENOMEM from fork, a worker that died importing
+            if self._closed:
+                raise
+            return self._start_failure(exc, oom_before)
         jobs_before = worker.jobs
         started = time.perf_counter()
         try:
-            worker.conn.send((func, args, kwargs, int(limit_mb) * 2**20 if limit_mb else None))
+            message = multiprocessing.reduction.ForkingPickler.dumps(
+                (func, args, kwargs, int(limit_mb) * 2**20 if limit_mb else None))
+        except Exception as exc:  # noqa: BLE001 - nothing was sent: the worker is fine, the job is not
+            self._release(worker, healthy=True)
+            return JobResult(JobStatus.ERROR, error=f"the job could not be sent: {type(exc).__name__}: {exc}",
+                             error_type=type(exc).__name__, worker_pid=worker.pid)
+        try:
+            worker.conn.send_bytes(message)
         except (BrokenPipeError, OSError) as exc:
             self._release(worker, healthy=False)
             return JobResult(JobStatus.CRASH, error=f"could not send the job: {exc}", worker_pid=worker.pid)
         worker.jobs += 1
         reply = None
+        unreadable: str | None = None
         timed_out = False
-        if worker.conn.poll(timeout):
-            with contextlib.suppress(EOFError, OSError):
-                reply = worker.conn.recv()
+        try:
+            ready = worker.conn.poll(timeout)
+        except (EOFError, OSError):
+            ready = True  # the pipe is broken: the worker is gone, found out below
+        if ready:
+            raw = None
+            with contextlib.suppress(EOFError, OSError):  # end of file: it died (or closed its end) first
+                raw = worker.conn.recv_bytes()
+            if raw is not None:
+                # unpickled apart from the read: pickle's own EOFError ("Ran out of input", a reply cut
+                # short) must not pass for the end of the pipe
+                try:
+                    reply = multiprocessing.reduction.ForkingPickler.loads(raw)
+                except Exception as exc:  # noqa: BLE001 - a reply that cannot be unpickled here
+                    unreadable = f"{type(exc).__name__}: {exc}"
         else:
             timed_out = True
         seconds = time.perf_counter() - started
@@ -381,15 +456,8 @@ class WorkerPool:
             self._release(worker, healthy=False)
             return JobResult(JobStatus.TIMEOUT, error=f"wall-time limit of {timeout:g}s exceeded (killed)",
                              log=log, **base)
-        if reply is None:  # the pipe closed: the worker died
-            worker.process.join(10)
-            exitcode = worker.process.exitcode
-            log = _read_tail(worker.log_path)
-            self._release(worker, healthy=False)
-            name = _signal_name(exitcode)
-            what = f"killed by {name}" if name else f"exited with status {exitcode}"
-            return JobResult(JobStatus.CRASH, error=f"worker {what}", signal=name, exitcode=exitcode,
-                             log=log, **base)
+        if not isinstance(reply, tuple) or not reply or reply[0] not in ("ok", "error", "memory"):
+            return self._lost(worker, reply, unreadable, oom_before, base)
         log = _read_tail(worker.log_path)
         kind = reply[0]
         if kind == "ok":
@@ -403,6 +471,44 @@ class WorkerPool:
                              error_type=error_type, traceback=tb, log=log, **base)
         self._release(worker, healthy=True)
         return JobResult(JobStatus.ERROR, error=text, error_type=error_type, traceback=tb, log=log, **base)
+
+    def _lost(self, worker: _Worker, reply: Any, unreadable: str | None, oom_before: int | None,
+              base: dict[str, Any]) -> JobResult:
+        """The job ended without a proper reply: the worker died, closed its pipe, or sent garbage."""
+        worker.process.join(2 if unreadable is None and reply is None else 0)
+        alive = worker.process.is_alive()
+        log = _read_tail(worker.log_path)
+        self._release(worker, healthy=False)  # kills it if still alive: its pipe can no longer be trusted
+        exitcode = worker.process.exitcode
+        if alive:
+            why = (f"its reply could not be read ({unreadable})" if unreadable
+                   else "it closed its pipe without replying" if reply is None
+                   else f"it sent something that is not a reply ({type(reply).__name__})")
+            return JobResult(JobStatus.CRASH, error=f"worker lost: {why}; killed and replaced", log=log,
+                             **base)
+        name = _signal_name(exitcode)
+        if name == "SIGKILL":
+            oom_after = oom_kill_count()
+            if oom_before is not None and oom_after is not None and oom_after > oom_before:
+                return JobResult(JobStatus.MEMORY_LIMIT, signal=name, exitcode=exitcode, log=log,
+                                 error="worker killed by the kernel's OOM killer (SIGKILL): the machine "
+                                       "ran out of memory", **base)
+            return JobResult(JobStatus.CRASH, signal=name, exitcode=exitcode, log=log,
+                             error="worker killed by SIGKILL (from outside the sandbox: the kernel's OOM "
+                                   "killer sends it when the machine runs out of memory)", **base)
+        what = f"killed by {name}" if name else f"exited with status {exitcode} without replying"
+        return JobResult(JobStatus.CRASH, error=f"worker {what}", signal=name, exitcode=exitcode, log=log,
+                         **base)
+
+    def _start_failure(self, exc: BaseException, oom_before: int | None) -> JobResult:
+        """No worker could be started (it died while importing, or did not answer): an outcome too."""
+        oom_after = oom_kill_count()
+        oom = oom_before is not None and oom_after is not None and oom_after > oom_before
+        status = JobStatus.MEMORY_LIMIT if oom or _is_memory_error(exc, str(exc)) else JobStatus.CRASH
+        match = re.search(r"exit (-?\d+)", str(exc))
+        exitcode = int(match.group(1)) if match else None
+        return JobResult(status, error=f"no sandbox worker: {exc}", signal=_signal_name(exitcode),
+                         exitcode=exitcode)
 
     def close(self) -> None:
         with self._lock:
@@ -460,3 +566,22 @@ def probe_segfault() -> None:
     import ctypes
 
     ctypes.string_at(0)
+
+
+def probe_exit(status: int = 0) -> None:
+    """Leave the worker without replying (``os._exit``: no finalisers, no reply on the pipe)."""
+    os._exit(status)
+
+
+def probe_close_pipe(seconds: float = 30.0) -> None:
+    """Close the worker's end of its pipe, then stay alive: the parent sees end-of-file from a live worker."""
+    if _CONNECTION is not None:
+        _CONNECTION.close()
+    time.sleep(seconds)
+
+
+def probe_send_garbage(data: bytes = b"") -> int:
+    """Write ``data`` as a message ahead of the reply (``b""`` fails to unpickle: "Ran out of input")."""
+    if _CONNECTION is not None:
+        _CONNECTION.send_bytes(data)
+    return 1

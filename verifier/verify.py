@@ -8,8 +8,9 @@ benchmarks use. The protocol (ARCHITECTURE.md, "Verification protocol"):
 3. everything else — building the state (and its parent/source), running it on seeded inputs, running
    the reference, comparing, timing — happens in ONE job in a sandbox worker (``verifier.sandbox``), so a
    segfault, hang or memory blow-up anywhere is an outcome and the caller carries on;
-4. the outcome: ``pass`` when the outputs match the reference within the dtype tolerance
-   (``verifier.compare``), ``equal_pass`` when they are also bitwise identical to the parent's on the same
+4. the outcome: ``pass`` when the outputs match the reference within the tolerance — per element, scaled
+   by the rounding-error bound of the computation (``verifier.error_bound``, ``verifier.compare``;
+   docs/verification.md) —, ``equal_pass`` when they are also bitwise identical to the parent's on the same
    target and inputs, ``execute`` when there was nothing to compare with, ``build`` when the kernel could
    only be compiled (cuda without a GPU); failures as listed in ``verifier.result.Outcome``.
 """
@@ -28,7 +29,7 @@ import numpy as np
 
 from leir.ast import Program
 from verifier import cache as cache_mod
-from verifier.compare import compare_outputs, outputs_bitwise_equal
+from verifier.compare import RULE_VERSION, compare_outputs, outputs_bitwise_equal, scaled_allowance
 from verifier.inputs import fresh_seed, make_inputs
 from verifier.reference import (
     INTERPRETER_MAX_ITERATIONS,
@@ -92,6 +93,8 @@ class _JobSpec:
     repeats: int = 7
     min_repeat_ms: float = 50.0
     notes: list[str] = field(default_factory=list)
+    #: Programs with more statement executions are compared with the fixed tolerance (no bound).
+    max_bound_iterations: int = INTERPRETER_MAX_ITERATIONS
 
 
 #: Kernels built in this worker, by (canonical program hash, target): a parent verified with many
@@ -137,6 +140,68 @@ def _max_errors(comparisons) -> tuple[float | None, float | None]:
         return None, None
     return (max(c.max_abs_error for c in comparisons.values()),
             max(c.max_rel_error for c in comparisons.values()))
+
+
+def _trusted_program(spec: _JobSpec, reference, compared_with: str) -> Program:
+    """The LEIR program whose rounding stands for the reference's: what the reference computes."""
+    if isinstance(reference, InterpreterReference):
+        return reference.program
+    if compared_with == "parent" and spec.parent is not None:
+        return spec.parent
+    return spec.source or spec.parent or spec.program
+
+
+def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np.ndarray],
+                    expected: Mapping[str, np.ndarray], arrays: Mapping[str, np.ndarray], *,
+                    notes: list[str] | None = None,
+                    max_iterations: int = INTERPRETER_MAX_ITERATIONS) -> dict[str, Any]:
+    """Compare ``outputs`` (of ``program``) with ``expected`` (computed like ``trusted``) on ``arrays``.
+
+    The ``scaled`` tolerance where the error bounds can be evaluated (``verifier.error_bound``): each
+    element's allowance adds the bounds of the program under test and of the trusted program, since both
+    the kernel and the reference round. Otherwise the ``fixed`` one, with the reason in ``notes``.
+    """
+    from leir.program import program_hash
+    from verifier.error_bound import program_bound
+
+    notes = notes if notes is not None else []
+
+    def note(text: str) -> None:
+        if text not in notes:
+            notes.append(text)
+
+    dtypes = _output_dtypes(program)
+    allowances: dict[str, np.ndarray] = {}
+    magnitudes: dict[str, np.ndarray] = {}
+    programs = [program] + ([trusted] if program_hash(trusted) != program_hash(program) else [])
+    sizes = [iteration_count(p) for p in programs]
+    if max(sizes) > max_iterations:
+        note(f"error bound not evaluated: {max(sizes):,} statement executions > {max_iterations:,}; "
+             "fixed per-dtype tolerance used")
+    else:
+        try:
+            bounds = [program_bound(p, arrays).outputs for p in programs]
+        except Exception as exc:  # noqa: BLE001 - no bound is a weaker check, not a failed verification
+            note(f"error bound not evaluated ({_err(exc)}); fixed per-dtype tolerance used")
+            bounds = []
+        if bounds:
+            own, other = bounds[0], bounds[-1]
+            for name, dtype in dtypes.items():
+                if name in own and name in other and name in expected:
+                    allowances[name] = scaled_allowance(dtype, expected[name],
+                                                        [own[name].error, other[name].error])
+                    magnitudes[name] = own[name].magnitude
+    return compare_outputs(dict(outputs), dict(expected), dtypes, allowances=allowances,
+                           magnitudes=magnitudes)
+
+
+def _tolerance_summary(comparisons) -> tuple[str | None, float | None]:
+    """(method used — ``scaled``, ``fixed``, ``exact`` or ``mixed`` —, worst error/allowance ratio)."""
+    if not comparisons:
+        return None, None
+    methods = {c.method for c in comparisons.values()} - ({"exact"} if len(comparisons) > 1 else set())
+    method = methods.pop() if len(methods) == 1 else ("mixed" if methods else "exact")
+    return method, max(c.error_ratio for c in comparisons.values())
 
 
 def _verify_job(spec: _JobSpec) -> dict[str, Any]:
@@ -216,9 +281,13 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
     if expected is None:
         out["outcome"] = Outcome.EXECUTE.value
     else:
-        comparisons = compare_outputs(outputs, expected, dtypes)
+        _stage("bound")
+        trusted = _trusted_program(spec, reference, out.get("reference", ""))
+        comparisons = bounded_compare(spec.program, trusted, outputs, expected, arrays, notes=out["notes"],
+                                      max_iterations=spec.max_bound_iterations)
         out["outputs"] = {k: c.to_json() for k, c in comparisons.items()}
         out["max_abs_error"], out["max_rel_error"] = _max_errors(comparisons)
+        out["tolerance"], out["max_error_ratio"] = _tolerance_summary(comparisons)
         if not all(c.ok for c in comparisons.values()):
             out["outcome"] = Outcome.FAIL.value
         elif out.get("bitwise_equal_parent"):
@@ -250,10 +319,13 @@ def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dic
             expected = reference.outputs(fresh)
         except Exception as exc:  # noqa: BLE001
             out["notes"].append(f"reference failed on the timing inputs: {_err(exc)}")
+    compared_with = reference.kind if expected is not None and reference is not None else "parent"
     if expected is None and parent_kernel is not None:
         expected = parent_kernel.run(fresh)
     if expected is not None:
-        comparisons = compare_outputs(timed_outputs, expected, _output_dtypes(spec.program))
+        trusted = _trusted_program(spec, reference, compared_with)
+        comparisons = bounded_compare(spec.program, trusted, timed_outputs, expected, fresh,
+                                      notes=out["notes"], max_iterations=spec.max_bound_iterations)
         out["timed_output_ok"] = all(c.ok for c in comparisons.values())
         if not out["timed_output_ok"]:
             out["outcome"] = Outcome.FAIL.value
@@ -339,6 +411,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     chosen = _choose_reference(program, parent, source, reference, notes, max_interpreter_iterations)
     params = {k: np.asarray(v) for k, v in (params or {}).items()}
     reference_id = chosen.identity() if chosen is not None else ("parent" if parent is not None else "none")
+    reference_id += f"|compare={RULE_VERSION}"
     if source is not None and time:
         reference_id += f"|source={program_hash(source)}"
     if cache is True:
@@ -370,7 +443,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     spec = _JobSpec(program=program, parent=parent, source=source, target=target, seed=seed,
                     special_values=special_values, time=time, run=runs, reference=chosen, params=params,
                     shapes={name: t.shape for name, t in info.tensors.items()}, repeats=repeats,
-                    min_repeat_ms=min_repeat_ms, notes=notes)
+                    min_repeat_ms=min_repeat_ms, notes=notes, max_bound_iterations=max_interpreter_iterations)
     worker_pool = pool or default_pool()
     counters["jobs"] += 1
     job = worker_pool.run(_verify_job, spec, timeout=timeout,

@@ -85,3 +85,74 @@ def test_bitwise_equality_sees_signed_zero_and_dtype():
 def test_unknown_dtype_is_refused():
     with pytest.raises(ValueError):
         tolerance("c64")
+
+
+# ------------------------------------------------------------------------------- the scaled method
+
+
+def test_scaled_allowance_is_per_element_and_reports_the_worst_element():
+    from verifier.compare import FLOOR_ULPS, SAFETY, scaled_allowance
+
+    expected = np.array([1.0, 1000.0, 5.0], dtype=np.float32)
+    errors = [np.array([0.0, 1e-2, 0.0]), np.array([0.0, 1e-2, 0.0])]
+    allowance = scaled_allowance("f32", expected, errors)
+    u = 2.0**-24
+    assert allowance[1] == pytest.approx(SAFETY * 2e-2 + FLOOR_ULPS * u * 1000, rel=1e-6)
+    assert allowance[0] == pytest.approx(FLOOR_ULPS * u * 1.0, rel=1e-3)  # a few ulps, no more
+    inside = expected + np.array([0, 3e-2, 0], dtype=np.float32)
+    result = compare(inside, expected, "f32", allowance=allowance, magnitude=np.array([1.0, 2e5, 5.0]))
+    assert result.ok and result.method == "scaled"
+    assert result.worst_index == 1 and 0 < result.error_ratio <= 1
+    assert result.bound_at_worst == pytest.approx(allowance[1])
+    assert result.magnitude_at_worst == 2e5 and result.count_at_worst > 0
+    # one ulp-scale error at element 0 is fine, a 1e-5 relative one is not (the fixed rule allows 1e-4)
+    off = expected.copy()
+    off[0] = np.float32(1.00001)
+    bad = compare(off, expected, "f32", allowance=allowance)
+    assert not bad.ok and bad.first_bad_index == 0 and bad.error_ratio > 1
+    assert compare(off, expected, "f32").ok
+
+
+def test_scaled_method_keeps_the_exact_nan_inf_rule():
+    expected = np.array([1.0, np.nan, np.inf])
+    allowance = np.array([np.inf, np.inf, np.inf])  # even an unbounded element cannot hide a NaN
+    assert compare(expected.copy(), expected, "f64", allowance=allowance).ok
+    result = compare(np.array([1.0, 2.0, np.inf]), expected, "f64", allowance=allowance)
+    assert not result.ok and result.nonfinite_mismatches == 1
+
+
+def test_compare_outputs_uses_allowances_where_given_and_fixed_elsewhere():
+    actual = {"C": np.array([1.0 + 1e-6]), "D": np.array([1.0 + 1e-6])}
+    expected = {"C": np.array([1.0]), "D": np.array([1.0])}
+    results = compare_outputs(actual, expected, {"C": "f32", "D": "f32"}, allowances={"C": np.array([1e-7])})
+    assert results["C"].method == "scaled" and not results["C"].ok
+    assert results["D"].method == "fixed" and results["D"].ok
+    assert compare_outputs({"I": np.array([3])}, {"I": np.array([3])}, {"I": "i64"})["I"].method == "exact"
+
+
+def test_result_records_and_prints_the_bound_and_round_trips():
+    from verifier.result import Outcome, VerificationResult
+
+    comparison = compare(np.array([2.0]), np.array([2.0 + 1e-6]), "f32", allowance=np.array([1e-5]),
+                         magnitude=np.array([3.0]))
+    result = VerificationResult(Outcome.PASS, reference="torch", max_abs_error=1e-6, max_rel_error=5e-7,
+                                tolerance="scaled", max_error_ratio=comparison.error_ratio,
+                                outputs={"C": comparison.to_json()})
+    again = VerificationResult.loads(result.dumps())
+    assert again == result
+    text = result.summary()
+    assert "tolerance: scaled" in text and "worst error/bound: 0.1" in text
+    assert "C: max abs" in text and "vs bound 1.000e-05" in text and "[scaled]" in text
+    # a result stored before these fields existed still loads
+    old = result.to_json()
+    for key in ("tolerance", "max_error_ratio"):
+        old.pop(key)
+    assert VerificationResult.from_json(old).tolerance is None
+
+
+def test_elements_the_bound_says_little_about_are_counted():
+    expected = np.array([1.0, 2.0, 0.0, 4.0])
+    allowance = np.array([1e-6, 5.0, 1.0, np.inf])  # element 1 and 3: allowed their own size or more
+    result = compare(expected + 0.5 * np.array([0, 1, 0, 1]), expected, "f64", allowance=allowance)
+    assert result.ok and result.loose_elements == 2
+    assert compare(expected, expected, "f64", allowance=np.full(4, 1e-9)).loose_elements == 0

@@ -6,7 +6,9 @@ does the same with real LEIR programs built by TVM, where the failures come from
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import threading
 import time
 
@@ -15,9 +17,13 @@ import pytest
 from verifier.sandbox import (
     JobStatus,
     WorkerPool,
+    oom_kill_count,
     probe_allocate,
+    probe_close_pipe,
+    probe_exit,
     probe_pid,
     probe_segfault,
+    probe_send_garbage,
     probe_sleep,
     run_isolated,
 )
@@ -80,6 +86,78 @@ def test_oversized_allocation_hits_the_memory_limit(pool: WorkerPool):
 def test_memory_limit_is_per_job_and_can_be_lifted(pool: WorkerPool):
     assert pool.run(probe_allocate, 256 * 2**20, memory_limit_mb=128).status is JobStatus.MEMORY_LIMIT
     assert pool.run(probe_allocate, 768 * 2**20, memory_limit_mb=None).ok
+
+
+def _kill_soon(pid: int, seconds: float = 1.0, sig: int = signal.SIGKILL) -> threading.Thread:
+    """Send ``sig`` to ``pid`` from outside after ``seconds`` (what the kernel's OOM killer does)."""
+    def kill() -> None:
+        time.sleep(seconds)
+        os.kill(pid, sig)
+
+    thread = threading.Thread(target=kill, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_worker_killed_from_outside_mid_job_is_a_crash_with_sigkill_named(pool: WorkerPool):
+    pid = pool.run(probe_pid).value
+    killer = _kill_soon(pid)
+    result = pool.run(probe_sleep, 30.0)
+    killer.join()
+    # the OOM killer's SIGKILL is memory_limit when the cgroup counter moved; nobody ran out of memory here
+    assert result.status is JobStatus.CRASH
+    assert result.signal == "SIGKILL" and "SIGKILL" in result.error
+    assert result.seconds < 20
+    after = pool.run(probe_pid)
+    assert after.ok and after.value != pid
+
+
+def test_worker_exiting_without_a_reply_is_a_crash(pool: WorkerPool):
+    result = pool.run(probe_exit, 7)
+    assert result.status is JobStatus.CRASH
+    assert result.exitcode == 7 and "without replying" in result.error
+    assert pool.run(probe_pid).ok
+
+
+def test_pipe_closed_early_by_a_live_worker_is_a_crash_not_an_eof(pool: WorkerPool):
+    pid = pool.run(probe_pid).value
+    result = pool.run(probe_close_pipe, 60.0)
+    assert result.status is JobStatus.CRASH
+    assert "closed its pipe" in result.error
+    assert result.seconds < 20  # found out at once, not at the wall limit
+    after = pool.run(probe_pid)
+    assert after.ok and after.value != pid  # the half-dead worker was killed and replaced
+
+
+def test_unreadable_reply_is_a_crash_not_an_exception(pool: WorkerPool):
+    # an empty message is what a reply cut short by a dying writer unpickles as: "Ran out of input"
+    result = pool.run(probe_send_garbage, b"")
+    assert result.status is JobStatus.CRASH
+    assert "could not be read" in result.error and "Ran out of input" in result.error
+    assert pool.run(probe_pid).ok and pool.run(probe_pid).value == pool.run(probe_pid).value
+
+
+def test_unpicklable_job_is_an_error_and_the_worker_stays(pool: WorkerPool):
+    before = pool.run(probe_pid).value
+    result = pool.run(probe_sleep, threading.Lock())
+    assert result.status is JobStatus.ERROR and "could not be sent" in result.error
+    assert pool.run(probe_pid).value == before
+
+
+def test_worker_that_dies_while_starting_is_an_outcome(tmp_path, monkeypatch):
+    (tmp_path / "steptp_test_dies_on_import.py").write_text("import os\nos._exit(3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with WorkerPool(1, warm_modules=("steptp_test_dies_on_import",), startup_timeout=60,
+                    replace_dead=False) as workers:
+        result = workers.run(probe_pid)
+        assert result.status is JobStatus.CRASH
+        assert "died while starting" in result.error and result.exitcode == 3
+        assert workers.run(probe_pid).status is JobStatus.CRASH  # and again: never an exception
+
+
+def test_oom_kill_counter_reads_where_the_kernel_offers_it():
+    count = oom_kill_count()
+    assert count is None or (isinstance(count, int) and count >= 0)
 
 
 def test_concurrent_callers_share_a_bounded_pool():
@@ -180,4 +258,16 @@ def test_leir_huge_intermediate_hits_the_memory_limit(tvm_pool: WorkerPool):
     result = _verify_leir(OOM_LEIR, tvm_pool)
     assert result.outcome is Outcome.MEMORY_LIMIT
     assert "1024 MiB" in result.error
+    _pool_still_verifies(tvm_pool)
+
+
+def test_leir_worker_killed_mid_run_is_a_crash_outcome_and_verification_carries_on(tvm_pool: WorkerPool):
+    from verifier.result import Outcome
+
+    pid = tvm_pool.run(probe_pid).value
+    killer = _kill_soon(pid, seconds=3.0)
+    result = _verify_leir(HANG_LEIR, tvm_pool, timeout=60)
+    killer.join()
+    assert result.outcome is Outcome.CRASH
+    assert "SIGKILL" in result.error
     _pool_still_verifies(tvm_pool)
