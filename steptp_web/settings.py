@@ -49,7 +49,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "curation",
 ]
 
@@ -114,8 +116,33 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "staticfiles"))
 
-REST_FRAMEWORK = {"DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"}
-SPECTACULAR_SETTINGS = {"TITLE": "steptp API", "VERSION": "0.1.0"}
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        # token first, so an unauthenticated script gets 401 with a WWW-Authenticate challenge
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["curation.api.permissions.RolePermission"],
+    # token clients (scripts) are throttled; people in the browser are not
+    "DEFAULT_THROTTLE_CLASSES": ["curation.api.throttles.TokenClientThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"token": os.environ.get("STEPTP_API_TOKEN_RATE", "600/min")},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "steptp API",
+    "DESCRIPTION": "Workloads, LEIR states, steps, verifications, reviews, exports and tuner runs.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # the browsable UI's JavaScript and CSS come from the installed sidecar package, not a CDN
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "WorkloadOriginEnum": "curation.models.Origin",
+        "StepOriginEnum": "curation.models.StepOrigin",
+    },
+}
 
 LOGGING = {
     "version": 1,
