@@ -35,3 +35,11 @@ def verify_step(step_pk: int, target: str = "llvm", seed: int = 0) -> str:
 def enqueue_verification(step, *, target: str = "llvm", seed: int = 0) -> None:
     """Queue the step's verification on the queue that serves its target."""
     verify_step.apply_async((step.pk, target, seed), queue=queue_for_target(target))
+
+
+@shared_task(name="curation.tasks.run_export", autoretry_for=TRANSIENT, retry_backoff=True, max_retries=3)
+def run_export(export_pk: int) -> str:
+    """Write one export's files (idempotent: a re-run rewrites the same bytes)."""
+    from curation.services.exports import run_export as run
+
+    return run(export_pk).status
