@@ -43,3 +43,22 @@ def run_export(export_pk: int) -> str:
     from curation.services.exports import run_export as run
 
     return run(export_pk).status
+
+
+@shared_task(name="curation.tasks.generate_steps", autoretry_for=TRANSIENT, retry_backoff=True, max_retries=3)
+def generate_steps(
+    workload_pk: int, depth: int = 1, seed: int = 0, max_steps_per_state: int | None = None
+) -> int:
+    """Generate and import one workload's steps (resumable: a redelivered task continues the file)."""
+    from curation.services.generation import generate_for_workload
+
+    report = generate_for_workload(
+        workload_pk, depth=depth, seed=seed, max_steps_per_state=max_steps_per_state
+    )
+    return report.created
+
+
+def enqueue_generation(
+    workload, *, depth: int = 1, seed: int = 0, max_steps_per_state: int | None = None
+) -> None:
+    generate_steps.apply_async((workload.pk, depth, seed, max_steps_per_state), queue="generate")

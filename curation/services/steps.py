@@ -39,16 +39,21 @@ def _workload_for(source: Mapping[str, Any]) -> Workload:
 
 
 def verification_status_of(record: Mapping[str, Any]) -> str:
-    """The step's verification status from its record: pass/equal_pass only when accepted."""
+    """The step's verification status from its record: pass/equal_pass only when accepted.
+
+    An unverified record (``steptp generate --no-verify``) is pending; a failed one is ``error`` when the
+    program or the verifier broke, ``fail`` when it ran and did not match.
+    """
     verification = record.get("verification")
-    if not verification:
-        return VerificationStatus.PENDING
-    outcome = verification.get("outcome")
-    if verification.get("accepted"):
+    if verification and verification.get("accepted"):
+        outcome = verification.get("outcome")
         return VerificationStatus.EQUAL_PASS if outcome == "equal_pass" else VerificationStatus.PASS
-    return VerificationStatus.ERROR if outcome in ("check_error", "build_error", "crash", "timeout",
-                                                   "memory_limit",
-                                                       "runtime_error") else VerificationStatus.FAIL
+    if record.get("status") == "unverified" or (not verification and not record.get("failure")):
+        return VerificationStatus.PENDING
+    outcome = (verification or {}).get("outcome")
+    if outcome in ("pass", "equal_pass", "fail"):
+        return VerificationStatus.FAIL
+    return VerificationStatus.ERROR
 
 
 def toolchain_of(versions: Mapping[str, Any]) -> str:
