@@ -92,6 +92,9 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # a file, not SQLite's in-memory default: the worker-process tests share the test database
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
 #: Seconds the health checks wait for the database and the broker before reporting them down.
 STEPTP_HEALTH_TIMEOUT = float(os.environ.get("STEPTP_HEALTH_TIMEOUT", "2"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
@@ -160,7 +163,9 @@ STEPTP_QUEUES: tuple[str, ...] = ("generate", "verify.cpu", "verify.cuda", "expo
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://localhost/")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     # Embedded broker: messages are files under var/celery, shared by the web app and a local worker.
-    _broker_dir = VAR_DIR / "celery"
+    _broker_dir = Path(os.environ.get("STEPTP_BROKER_DIR", VAR_DIR / "celery")).resolve()
+    #: Where the embedded broker keeps its messages (``STEPTP_BROKER_DIR``, default ``var/celery``).
+    STEPTP_BROKER_DIR = _broker_dir
     for _sub in ("queue", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {

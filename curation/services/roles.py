@@ -53,4 +53,4 @@ def grant(user, role: Role) -> None:
     groups = Group.objects.filter(name__in=[r.label for r in Role if r is not Role.NONE])
     user.groups.remove(*groups)
     if role is not Role.NONE:
-        user.groups.add(Group.objects.get(name=role.label))
+        user.groups.add(Group.objects.get_or_create(name=role.label)[0])
