@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml | $(PY)
 
 demo: $(STAMP)
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) manage.py demo --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
 	$(PY) -m pytest

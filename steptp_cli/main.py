@@ -27,6 +27,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "steptp_cli.lowering_commands",
     "steptp_cli.verifier_commands",
     "steptp_cli.frontend_commands",
+    "steptp_cli.strategy_commands",
+    "steptp_cli.dataset_commands",
 )
 
 

@@ -49,7 +49,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "curation",
 ]
 
@@ -90,6 +92,9 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # a file, not SQLite's in-memory default: the worker-process tests share the test database
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
 #: Seconds the health checks wait for the database and the broker before reporting them down.
 STEPTP_HEALTH_TIMEOUT = float(os.environ.get("STEPTP_HEALTH_TIMEOUT", "2"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
@@ -114,8 +119,33 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "staticfiles"))
 
-REST_FRAMEWORK = {"DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"}
-SPECTACULAR_SETTINGS = {"TITLE": "steptp API", "VERSION": "0.1.0"}
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        # token first, so an unauthenticated script gets 401 with a WWW-Authenticate challenge
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["curation.api.permissions.RolePermission"],
+    # token clients (scripts) are throttled; people in the browser are not
+    "DEFAULT_THROTTLE_CLASSES": ["curation.api.throttles.TokenClientThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"token": os.environ.get("STEPTP_API_TOKEN_RATE", "600/min")},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "steptp API",
+    "DESCRIPTION": "Workloads, LEIR states, steps, verifications, reviews, exports and tuner runs.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # the browsable UI's JavaScript and CSS come from the installed sidecar package, not a CDN
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "WorkloadOriginEnum": "curation.models.Origin",
+        "StepOriginEnum": "curation.models.StepOrigin",
+    },
+}
 
 LOGGING = {
     "version": 1,
@@ -133,7 +163,9 @@ STEPTP_QUEUES: tuple[str, ...] = ("generate", "verify.cpu", "verify.cuda", "expo
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://localhost/")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     # Embedded broker: messages are files under var/celery, shared by the web app and a local worker.
-    _broker_dir = VAR_DIR / "celery"
+    _broker_dir = Path(os.environ.get("STEPTP_BROKER_DIR", VAR_DIR / "celery")).resolve()
+    #: Where the embedded broker keeps its messages (``STEPTP_BROKER_DIR``, default ``var/celery``).
+    STEPTP_BROKER_DIR = _broker_dir
     for _sub in ("queue", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {

@@ -1,8 +1,7 @@
 """URL routes: the project's own pages here; ``curation`` mounts its pages and API when it has them."""
 
 from django.contrib import admin
-from django.urls import path
-from drf_spectacular.views import SpectacularAPIView
+from django.urls import include, path
 
 from steptp_web import views
 
@@ -10,5 +9,5 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/", include("curation.api.urls")),
 ]

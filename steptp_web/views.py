@@ -22,4 +22,6 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
     """Always 200: a person reads the verdict on the page; machines use /healthz."""
-    return render(request, "home.html", {"report": health_report()})
+    from curation.services.progress import pipeline_progress
+
+    return render(request, "home.html", {"report": health_report(), "progress": pipeline_progress()})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
@@ -45,6 +45,9 @@ _REQUIRED: dict[str, type | tuple[type, ...]] = {
     "paper_shapes": dict,
     "description": str,
 }
+#: Keys a workload may declare but need not: ``size_ranges`` ({NAME: [low, high] or [low, high, step]})
+#: bounds the shape variants ``steptp generate --shapes K`` draws (``workloads.variants``).
+_OPTIONAL: dict[str, type] = {"size_ranges": dict}
 
 
 class WorkloadError(ValueError):
@@ -65,6 +68,8 @@ class WorkloadInfo:
     description: str
     #: Default values of the module-level UPPER_CASE constants (what ``--set NAME=VALUE`` overrides).
     default_shapes: dict[str, int | float]
+    #: Declared shape-variant ranges, NAME -> (low, high, step); empty when the file declares none.
+    size_ranges: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -87,6 +92,7 @@ class WorkloadInfo:
             "paper_shapes": dict(self.paper_shapes),
             "default_shapes": dict(self.default_shapes),
             "description": self.description,
+            "size_ranges": {k: list(v) for k, v in self.size_ranges.items()},
         }
 
 
@@ -143,7 +149,10 @@ def read_metadata(path: Path) -> WorkloadInfo:
             raise WorkloadError(f"{path}: STEPTP lacks {key!r}")
         if not isinstance(meta[key], kind) or isinstance(meta[key], bool):
             raise WorkloadError(f"{path}: STEPTP[{key!r}] must be {getattr(kind, '__name__', kind)}")
-    unknown = sorted(set(meta) - set(_REQUIRED))
+    for key, kind in _OPTIONAL.items():
+        if key in meta and not isinstance(meta[key], kind):
+            raise WorkloadError(f"{path}: STEPTP[{key!r}] must be {kind.__name__}")
+    unknown = sorted(set(meta) - set(_REQUIRED) - set(_OPTIONAL))
     if unknown:
         raise WorkloadError(f"{path}: STEPTP has unknown keys {unknown}")
     name = meta["name"]
@@ -166,6 +175,7 @@ def read_metadata(path: Path) -> WorkloadInfo:
             raise WorkloadError(f"{path}: paper_shapes names {key!r}, which is not a module constant")
         if type(value) is not type(defaults[key]):
             raise WorkloadError(f"{path}: paper_shapes[{key!r}] must have the type of the default")
+    ranges = _size_ranges(path, meta.get("size_ranges", {}), defaults)
     return WorkloadInfo(
         name=name,
         level=meta["level"],
@@ -176,7 +186,25 @@ def read_metadata(path: Path) -> WorkloadInfo:
         paper_shapes=dict(paper),
         description=meta["description"].strip(),
         default_shapes=defaults,
+        size_ranges=ranges,
     )
+
+
+def _size_ranges(path: Path, declared: dict[str, Any],
+                 defaults: dict[str, int | float]) -> dict[str, tuple[int, int, int]]:
+    """Check ``STEPTP["size_ranges"]``: integer constants, ``[low, high(, step)]``, 1 <= low <= high."""
+    ranges: dict[str, tuple[int, int, int]] = {}
+    for key, spec in declared.items():
+        if not isinstance(defaults.get(key), int):
+            raise WorkloadError(f"{path}: size_ranges names {key!r}, which is not an integer module constant")
+        if (not isinstance(spec, list | tuple) or len(spec) not in (2, 3)
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in spec)):
+            raise WorkloadError(f"{path}: size_ranges[{key!r}] must be [low, high] or [low, high, step]")
+        low, high, step = (*spec, 1) if len(spec) == 2 else spec
+        if not 1 <= low <= high or step < 1:
+            raise WorkloadError(f"{path}: size_ranges[{key!r}] needs 1 <= low <= high and step >= 1")
+        ranges[key] = (low, high, step)
+    return ranges
 
 
 @lru_cache(maxsize=4)

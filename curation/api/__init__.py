@@ -1,0 +1,1 @@
+"""The REST API (DRF): serializers, role permissions, viewsets over ``curation.services``, routes."""

@@ -1,0 +1,152 @@
+"""API representations: plain, flat, and the same field names as the models and the step record."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from rest_framework import serializers
+
+from curation.models import (
+    AuditEvent,
+    Decision,
+    Export,
+    ProgramState,
+    RejectReason,
+    Review,
+    Step,
+    Trajectory,
+    Verification,
+    Workload,
+)
+
+
+class WorkloadSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Workload
+        fields = ["id", "name", "level", "origin", "dtype", "default_shapes", "provenance", "licence", "tags",
+                  "translation_error", "created_at"]
+
+
+class WorkloadDetailSerializer(WorkloadSerializer):
+    class Meta(WorkloadSerializer.Meta):
+        fields = [*WorkloadSerializer.Meta.fields, "source"]
+
+
+class WorkloadUploadSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    source = serializers.CharField()
+    level = serializers.IntegerField(min_value=1, max_value=3, default=1)
+    dtype = serializers.ChoiceField(choices=["f32", "f64", "f16"], default="f32")
+    sets = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)
+    licence = serializers.CharField(max_length=100, required=False, default="", allow_blank=True)
+
+
+class StateSerializer(serializers.ModelSerializer):
+    workload = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = ProgramState
+        fields = ["id", "workload", "program_hash", "tensors", "leir", "parent", "depth", "tokens",
+                  "created_at"]
+
+
+class StepSerializer(serializers.ModelSerializer):
+    workload = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    before_hash = serializers.CharField(source="before.program_hash", read_only=True)
+    after_hash = serializers.CharField(source="after.program_hash", read_only=True)
+
+    class Meta:
+        model = Step
+        fields = ["id", "step_id", "workload", "before", "after", "before_hash", "after_hash", "strategy",
+                  "number", "level", "site", "params", "exactness", "trace_text", "origin", "depth",
+                  "verification_status", "review_status", "version", "created_at", "updated_at"]
+
+
+class StepDetailSerializer(StepSerializer):
+    before_leir = serializers.CharField(source="before.leir", read_only=True)
+    after_leir = serializers.CharField(source="after.leir", read_only=True)
+    tensors = serializers.JSONField(source="after.tensors", read_only=True)
+
+    class Meta(StepSerializer.Meta):
+        fields = [*StepSerializer.Meta.fields, "trace", "before_leir", "after_leir", "tensors"]
+
+
+class StepEditSerializer(serializers.Serializer):
+    """A change to a step: the version it was read at, and the trace and/or the transformed LEIR."""
+
+    version = serializers.IntegerField(min_value=1)
+    trace_text = serializers.CharField(required=False)
+    after_leir = serializers.CharField(required=False)
+
+    def validate(self, attrs):
+        if "trace_text" not in attrs and "after_leir" not in attrs:
+            raise serializers.ValidationError("send trace_text and/or after_leir")
+        return attrs
+
+
+class VerificationSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Verification
+        fields = ["id", "state", "step", "parent", "target", "device", "seed", "toolchain", "outcome",
+                  "max_abs_error", "max_rel_error", "median_seconds", "speedup_vs_parent",
+                  "speedup_vs_source",
+                  "speedup_vs_torch", "error_class", "log_excerpt", "result", "created_at"]
+
+
+class ReviewSerializer(serializers.ModelSerializer):
+    reviewer = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Review
+        fields = ["id", "step", "reviewer", "decision", "reason", "comment", "step_version", "adjudication",
+                  "created_at"]
+
+
+class ReviewCreateSerializer(serializers.Serializer):
+    decision = serializers.ChoiceField(choices=Decision.choices)
+    reason = serializers.ChoiceField(choices=RejectReason.choices, required=False, default="",
+                                     allow_blank=True)
+    comment = serializers.CharField(required=False, default="", allow_blank=True)
+    version = serializers.IntegerField(min_value=1, required=False)
+
+
+class AuditEventSerializer(serializers.ModelSerializer):
+    user = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = AuditEvent
+        fields = ["id", "step", "user", "at", "field", "old", "new", "step_version"]
+
+
+class TrajectorySerializer(serializers.ModelSerializer):
+    workload = serializers.SlugRelatedField(slug_field="name", read_only=True)
+
+    class Meta:
+        model = Trajectory
+        fields = ["id", "workload", "algorithm", "policy", "budget", "target", "seed", "status", "steps",
+                  "best_speedup", "best_state", "error", "created_at", "finished_at"]
+
+
+class ExportSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Export
+        fields = ["id", "name", "filters", "split_policy", "formats", "seed", "status", "progress", "files",
+                  "manifest", "lint", "error", "created_at", "finished_at"]
+        read_only_fields = ["status", "progress", "files", "manifest", "lint", "error", "created_at",
+                            "finished_at"]
+
+
+class UserSerializer(serializers.ModelSerializer):
+    role = serializers.SerializerMethodField()
+
+    class Meta:
+        model = get_user_model()
+        fields = ["id", "username", "email", "is_active", "role"]
+
+    def get_role(self, user) -> str:
+        from curation.services.roles import role_of
+
+        return role_of(user).label
+
+
+class RoleSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=["none", "viewer", "reviewer", "curator", "admin"])

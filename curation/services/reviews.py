@@ -1,0 +1,146 @@
+"""Reviews: decisions with typed reasons, the overlap policy, the review queue, undo.
+
+Overlap policy (declared, not scattered): a step needs ``required_reviews`` independent decisions from
+different reviewers on its current version. When they agree the step is approved or rejected; when they
+disagree it is *disputed* until a curator adjudicates. A step can be approved only when its current
+version verified as its exactness demands (``equal_pass`` for E steps, ``pass`` for N).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Q, QuerySet
+
+from curation.models import Decision, RejectReason, Review, ReviewStatus, Step, VerificationStatus
+from curation.services.audit import record_change
+from curation.services.roles import Role, has_role, require
+
+
+@dataclass(frozen=True)
+class OverlapPolicy:
+    required_reviews: int = 2
+
+
+DEFAULT_POLICY = OverlapPolicy()
+
+
+class ReviewRefused(Exception):
+    """A review that cannot be taken (not verified yet, reject without reason, stale version)."""
+
+
+def verified_for_approval(step: Step) -> bool:
+    if step.exactness == "E":
+        return step.verification_status == VerificationStatus.EQUAL_PASS
+    return step.verification_status in (VerificationStatus.PASS, VerificationStatus.EQUAL_PASS)
+
+
+def _settle(step: Step, policy: OverlapPolicy) -> str:
+    """The review status the current version's reviews imply."""
+    current = step.reviews.filter(step_version=step.version).exclude(decision=Decision.SKIP)
+    adjudication = current.filter(adjudication=True).order_by("-created_at", "-id").first()
+    if adjudication is not None:
+        return ReviewStatus.APPROVED if adjudication.decision == Decision.APPROVE else ReviewStatus.REJECTED
+    latest: dict[int, str] = {}
+    for review in current.order_by("created_at", "id"):
+        latest[review.reviewer_id] = review.decision
+    if not latest:
+        return ReviewStatus.UNREVIEWED
+    if len(latest) < policy.required_reviews:
+        return ReviewStatus.IN_REVIEW
+    decisions = set(latest.values())
+    if len(decisions) > 1:
+        return ReviewStatus.DISPUTED
+    return ReviewStatus.APPROVED if decisions == {Decision.APPROVE} else ReviewStatus.REJECTED
+
+
+def _apply_status(step: Step, user, policy: OverlapPolicy) -> Step:
+    status = _settle(step, policy)
+    if status != step.review_status:
+        old = step.review_status
+        Step.objects.filter(pk=step.pk).update(review_status=status)
+        step.review_status = status
+        record_change(step, user, "review_status", old, status)
+    return step
+
+
+def submit_review(user, step: Step, *, decision: str, reason: str = "", comment: str = "",
+                  step_version: int | None = None, policy: OverlapPolicy = DEFAULT_POLICY) -> Review:
+    """Record one decision; a curator's decision on a disputed step adjudicates it."""
+    require(user, Role.REVIEWER, "reviewing a step")
+    if decision not in Decision.values:
+        raise ReviewRefused(f"unknown decision {decision!r}; one of {', '.join(Decision.values)}")
+    if reason and reason not in RejectReason.values:
+        known = ", ".join(v for v in RejectReason.values if v)
+        raise ReviewRefused(f"unknown reason {reason!r}; one of {known}")
+    if decision == Decision.REJECT and not reason:
+        raise ReviewRefused("a rejection needs a typed reason")
+    with transaction.atomic():
+        step = Step.objects.select_for_update().get(pk=step.pk)
+        if step_version is not None and step_version != step.version:
+            raise ReviewRefused(f"the step changed (version {step.version}, you reviewed {step_version}); "
+                                "look at the current version first")
+        if decision == Decision.APPROVE and not verified_for_approval(step):
+            raise ReviewRefused(f"this version has not verified yet (status {step.verification_status}); "
+                                f"an {step.exactness} step needs "
+                                f"{'equal_pass' if step.exactness == 'E' else 'pass'} before approval")
+        adjudicate = step.review_status == ReviewStatus.DISPUTED and has_role(user, Role.CURATOR)
+        review = Review.objects.create(step=step, reviewer=user, decision=decision,
+                                       reason=reason if decision == Decision.REJECT else "",
+                                       comment=comment, step_version=step.version, adjudication=adjudicate)
+        step.assigned_to.remove(user)
+        _apply_status(step, user, policy)
+    return review
+
+
+def undo_last_review(user, step: Step, policy: OverlapPolicy = DEFAULT_POLICY) -> bool:
+    """Take back the user's latest review of this step; ``False`` when there is none."""
+    require(user, Role.REVIEWER, "undoing a review")
+    with transaction.atomic():
+        step = Step.objects.select_for_update().get(pk=step.pk)
+        last = step.reviews.filter(reviewer=user).order_by("-created_at", "-id").first()
+        if last is None:
+            return False
+        record_change(step, user, "review_undone", f"{last.decision} (review {last.pk})", "")
+        last.delete()
+        _apply_status(step, user, policy)
+    return True
+
+
+def queue_for(user, *, strategy: str | None = None) -> QuerySet[Step]:
+    """Steps this reviewer should see: verified, not settled, not yet decided by them on this version.
+
+    Disputed steps are in a curator's queue only.
+    """
+    statuses = [ReviewStatus.UNREVIEWED, ReviewStatus.IN_REVIEW]
+    if has_role(user, Role.CURATOR):
+        statuses.append(ReviewStatus.DISPUTED)
+    verified = Q(exactness="E", verification_status=VerificationStatus.EQUAL_PASS) | Q(
+        exactness="N", verification_status__in=[VerificationStatus.PASS, VerificationStatus.EQUAL_PASS])
+    steps = Step.objects.filter(verified, review_status__in=statuses)
+    if strategy:
+        steps = steps.filter(strategy=strategy)
+    mine = Review.objects.filter(reviewer=user).exclude(decision=Decision.SKIP)
+    decided = [r.step_id for r in mine.only("step_id", "step_version", "step__version").select_related("step")
+               if r.step_version == r.step.version]
+    return steps.exclude(pk__in=decided).order_by("id")
+
+
+def next_step_for(user, *, strategy: str | None = None) -> Step | None:
+    """The next step for this reviewer, assigned to them so two reviewers spread over the queue.
+
+    Steps already assigned to this reviewer come first; then steps with the fewest assignees.
+    """
+    from django.db.models import Count
+
+    queue = queue_for(user, strategy=strategy)
+    mine = queue.filter(assigned_to=user).first()
+    if mine is not None:
+        return mine
+    skipped = Review.objects.filter(reviewer=user, decision=Decision.SKIP).values("step_id")
+    chosen = (queue.exclude(pk__in=skipped).annotate(n=Count("assigned_to")).order_by("n", "id").first()
+              or queue.first())
+    if chosen is not None:
+        chosen.assigned_to.add(user)
+    return chosen

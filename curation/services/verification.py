@@ -1,0 +1,55 @@
+"""Verifying stored steps: run the verifier, store the result once, update the step's status.
+
+Idempotent by construction: a verification is keyed by after-state + parent + target + seed + toolchain,
+so a redelivered task (a worker died after verifying but before acknowledging) finds the stored row and
+only re-applies the status. A program that fails to build or verify is an *outcome* stored like any other;
+only infrastructure trouble (the database or sandbox pool going away) raises, and only that is retried.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from curation.models import Step, Verification, VerificationStatus
+from curation.services.steps import record_verification, toolchain_of
+
+#: Outcomes that mean the program itself is broken (never worth a retry).
+PROGRAM_FAILURES = frozenset({"check_error", "build_error", "runtime_error", "crash", "timeout",
+                              "memory_limit"})
+
+
+def status_for(step: Step, outcome: str) -> str:
+    """The step's verification status for an outcome, by what its exactness requires."""
+    if outcome == "equal_pass":
+        return VerificationStatus.EQUAL_PASS
+    if outcome == "pass":
+        return VerificationStatus.PASS if step.exactness == "N" else VerificationStatus.FAIL
+    if outcome in PROGRAM_FAILURES:
+        return VerificationStatus.ERROR
+    return VerificationStatus.FAIL
+
+
+def existing_verification(step: Step, target: str, seed: int) -> Verification | None:
+    from verifier.cache import toolchain_versions
+
+    return Verification.objects.filter(state=step.after, parent=step.before, target=target, seed=seed,
+                                       toolchain=toolchain_of(toolchain_versions())).first()
+
+
+def verify_step(step_pk: int, *, target: str = "llvm", seed: int = 0) -> Verification:
+    """Verify the step's current after-state against its before-state and record the outcome once."""
+    from leir.program import program_from_json
+    from verifier.verify import verify
+
+    step = Step.objects.select_related("before", "after").get(pk=step_pk)
+    verification = existing_verification(step, target, seed)
+    if verification is None:
+        after = program_from_json(step.after.as_program_json())
+        before = program_from_json(step.before.as_program_json())
+        result = verify(after, parent=before, target=target, seed=seed)
+        verification, _ = record_verification(step.after, result.to_json(), step=step, parent=step.before)
+    with transaction.atomic():
+        # the status belongs to the state that was verified: an edit made meanwhile keeps its own status
+        Step.objects.filter(pk=step.pk, after=verification.state).update(
+            verification_status=status_for(step, verification.outcome))
+    return verification

@@ -1,0 +1,295 @@
+"""``steptp generate``, ``steptp filter`` and ``steptp render``: step records from sources to SFT rows.
+
+* ``generate WORKLOAD_OR_LEIR... --depth D --seed S [--workers N] [--breadth-cap K] [--shapes K] -o OUT``
+  — seeded breadth-first generation (``leir.strategies.generation``); every step verified against its
+  parent in the warm sandbox pool (``verifier.verify``), ``N`` verifications at a time; resumable (run
+  the same command again after an interruption). Sources: built-in workload ids (``level1/softmax``),
+  ``level1``/``level2``/``all`` for a whole level or suite, ``.py`` problem files, ``.leir`` files.
+* ``filter STEPS.jsonl [--policy default] [--seed S] -o KEPT.jsonl`` — the balancing policy
+  (``leir.strategies.filtering``), printing the per-strategy distribution before and after.
+* ``render STEPS.jsonl --format messages|prompt-completion [--multi-answer K] -o SFT.jsonl`` — SFT rows
+  (``leir.strategies.rendering``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from steptp_cli.main import EXIT_INVALID, EXIT_OK, UsageError
+
+#: A drawn shape variant may cost at most this many times the default variant's statement executions.
+MAX_VARIANT_COST_RATIO = 4.0
+
+
+def register(subparsers) -> None:
+    gen = subparsers.add_parser("generate", help="generate verified step records breadth-first",
+                                description="Seeded breadth-first generation of verified steps.")
+    gen.add_argument("sources", nargs="+", metavar="WORKLOAD_OR_LEIR",
+                     help="workload id, level1|level2|all, a .py problem file or a .leir file")
+    gen.add_argument("--depth", type=int, default=1, help="steps from each source (default 1)")
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--workers", type=int, default=1, help="verifications at a time (default 1)")
+    gen.add_argument("--breadth-cap", type=int, default=8, metavar="K",
+                     help="states expanded per source and depth (default 8)")
+    gen.add_argument("--params-per-site", type=int, default=1, metavar="P",
+                     help="parameter combinations per site (all when at most P; default 1)")
+    gen.add_argument("--max-steps-per-state", type=int, default=None, metavar="M",
+                     help="a balanced seeded subset of at most M steps per state (default: all)")
+    gen.add_argument("--shapes", type=int, default=1, metavar="K",
+                     help="shape variants per workload, the first being the defaults (default 1)")
+    gen.add_argument("--strategy", action="append", dest="strategies", metavar="S",
+                     help="only these strategies (repeatable; default all registered)")
+    gen.add_argument("--dtype", choices=("f32", "f64", "f16"), default="f32")
+    gen.add_argument("--no-verify", action="store_true", help="record steps unverified (status unverified)")
+    gen.add_argument("--no-cache", action="store_true", help="do not use the verification result cache")
+    gen.add_argument("--target", default="llvm")
+    gen.add_argument("--no-progress", action="store_true")
+    gen.add_argument("-o", "--output", required=True, metavar="STEPS.jsonl")
+    gen.set_defaults(handler=run_generate)
+
+    filt = subparsers.add_parser("filter", help="balance step records with a seeded policy",
+                                 description="Apply a filtering policy; print the distribution before/after.")
+    filt.add_argument("file", metavar="STEPS.jsonl")
+    filt.add_argument("--policy", default="default")
+    filt.add_argument("--seed", type=int, default=0)
+    filt.add_argument("-o", "--output", required=True, metavar="KEPT.jsonl")
+    filt.set_defaults(handler=run_filter)
+
+    ren = subparsers.add_parser("render", help="render step records as SFT rows",
+                                description="Verified steps as supervised fine-tuning rows.")
+    ren.add_argument("file", metavar="STEPS.jsonl")
+    ren.add_argument("--format", choices=("messages", "prompt-completion"), default="messages")
+    ren.add_argument("--multi-answer", type=int, default=1, metavar="K",
+                     help="one row per state with K alternative steps (default 1: one row per step)")
+    ren.add_argument("--seed", type=int, default=0)
+    ren.add_argument("-o", "--output", required=True, metavar="SFT.jsonl")
+    ren.set_defaults(handler=run_render)
+
+
+# -------------------------------------------------------------------------------------------- sources
+
+
+def _dominant_dtype(program) -> str:
+    floats = [d.dtype for d in program.signature.tensors if d.dtype.startswith(("f", "bf"))]
+    return max(sorted(set(floats)), key=floats.count) if floats else "f32"
+
+
+def _leir_source(path: Path):
+    from leir.analysis import program_info
+    from leir.program import load_program, program_hash
+    from leir.strategies.generation import Source
+    from leir.strategies.records import SourceInfo
+
+    program = load_program(path.read_text(encoding="utf-8"))
+    info = program_info(program)
+    if not info.ok:
+        raise UsageError(f"{path}: invalid program: {info.errors[0]}")
+    return Source(SourceInfo(path.name, None, None, _dominant_dtype(program), 0, {}, program_hash(program)),
+                  program)
+
+
+def _expand(spec: str) -> list[str]:
+    from workloads.registry import list_workloads
+
+    if spec == "all":
+        return [w.id for w in list_workloads()]
+    if spec in ("level1", "level2"):
+        return [w.id for w in list_workloads(int(spec[-1]))]
+    return [spec]
+
+
+def load_sources(specs: list[str], *, shapes: int = 1, seed: int = 0, dtype: str = "f32",
+                 warn: Callable[[str], None] = print) -> list:
+    """Source states for ``specs``: workloads at ``shapes`` seeded variants each, files as they are."""
+    from leir.frontend import translate_file
+    from leir.program import program_hash
+    from leir.strategies.generation import Source
+    from leir.strategies.records import SourceInfo
+    from verifier.reference import iteration_count
+    from workloads.registry import WorkloadError, get_workload, read_metadata
+    from workloads.variants import shape_variants
+
+    sources = []
+    for spec in [s for raw in specs for s in _expand(raw)]:
+        path = Path(spec)
+        if path.suffix == ".leir":
+            if not path.is_file():
+                raise UsageError(f"no such file: {spec}")
+            sources.append(_leir_source(path))
+            continue
+        try:
+            info = read_metadata(path) if path.suffix == ".py" and path.is_file() else get_workload(spec)
+        except WorkloadError as exc:
+            if path.suffix == ".py" and path.is_file():
+                info = None  # a problem file without STEPTP metadata: its defaults only
+            else:
+                raise UsageError(str(exc)) from None
+        variants = shape_variants(info, shapes, seed) if info is not None else [{}]
+        base_cost = None
+        for index, sets in enumerate(variants):
+            try:
+                program = translate_file(info.path if info else path, sets=sets, dtype=dtype).program
+            except Exception as exc:  # noqa: BLE001 - one untranslatable variant is skipped, not fatal
+                what = sets or "defaults"
+                warn(f"steptp generate: {spec} with {what} skipped: {type(exc).__name__}: {exc}")
+                continue
+            cost = iteration_count(program)
+            if base_cost is None:
+                base_cost = cost
+            elif cost > MAX_VARIANT_COST_RATIO * base_cost:
+                warn(f"steptp generate: {spec} with {sets} skipped: {cost:,} statement executions > "
+                     f"{MAX_VARIANT_COST_RATIO:g}x the defaults'")
+                continue
+            workload = info.id if info is not None else path.stem
+            sources.append(Source(SourceInfo(f"{workload}@{dtype}#{index}", workload,
+                                             info.level if info is not None else None, dtype, index, sets,
+                                             program_hash(program)), program))
+    return sources
+
+
+def make_verify(*, workers: int, cache: bool, target: str = "llvm", cache_dir: str | None = None):
+    """``(verify(after, before) -> dict, pool)``: ``verifier.verify`` on a warm pool of ``workers``."""
+    from verifier import cache as cache_mod
+    from verifier.sandbox import WorkerPool
+    from verifier.verify import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_S, WARM_MODULES, verify
+
+    pool = WorkerPool(workers, warm_modules=WARM_MODULES, timeout=DEFAULT_TIMEOUT_S,
+                      memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB)
+    result_cache = cache_mod.ResultCache(cache_dir) if cache else None
+
+    def verify_step(after, before):
+        return verify(after, parent=before, reference="parent", target=target, pool=pool,
+                      cache=result_cache if result_cache is not None else False).to_json()
+
+    return verify_step, pool
+
+
+class _Progress:
+    """A tqdm bar whose total grows as levels are planned (so the ETA covers the known work)."""
+
+    def __init__(self, enabled: bool):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=0, unit="step", disable=not enabled, dynamic_ncols=True, file=sys.stderr)
+
+    def __call__(self, done: int, planned: int) -> None:
+        if planned:
+            self.bar.total += planned
+            self.bar.refresh()
+        if done:
+            self.bar.update(done)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+# ------------------------------------------------------------------------------------------- commands
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    from leir.strategies import get_strategy
+    from leir.strategies.generation import GenerationConfig, generate
+    from leir.strategies.registry import UnknownStrategyError
+
+    for name in args.strategies or ():
+        try:
+            get_strategy(name)
+        except UnknownStrategyError as exc:
+            raise UsageError(str(exc)) from None
+    if args.depth < 1 or args.workers < 1 or args.breadth_cap < 1 or args.shapes < 1:
+        raise UsageError("--depth, --workers, --breadth-cap and --shapes must be at least 1")
+    def warn(text: str) -> None:
+        print(text, file=sys.stderr)
+
+    sources = load_sources(args.sources, shapes=args.shapes, seed=args.seed, dtype=args.dtype, warn=warn)
+    if not sources:
+        print("steptp generate: no source could be loaded", file=sys.stderr)
+        return EXIT_INVALID
+    config = GenerationConfig(depth=args.depth, seed=args.seed, breadth_cap=args.breadth_cap,
+                              params_per_site=args.params_per_site,
+                              max_steps_per_state=args.max_steps_per_state,
+                              strategies=tuple(args.strategies) if args.strategies else None)
+    verify, pool = (None, None)
+    if not args.no_verify:
+        verify, pool = make_verify(workers=args.workers, cache=not args.no_cache, target=args.target)
+    progress = _Progress(not args.no_progress)
+    try:
+        summary = generate(sources, config, args.output, verify=verify, workers=args.workers,
+                           progress=progress)
+    finally:
+        progress.close()
+        if pool is not None:
+            pool.close()
+    print(f"{len(sources)} source state(s); {summary.states} state(s) expanded; {summary.written} step(s) "
+          f"written, {summary.resumed} already in {args.output}; verified {summary.verified}, failed "
+          f"{summary.failed}, unverified {summary.unverified}", file=sys.stderr)
+    for name, row in summary.by_strategy.items():
+        print(f"  {name:34} verified {row['verified']:5d}  failed {row['failed']:5d}"
+              + (f"  unverified {row['unverified']:5d}" if row["unverified"] else ""), file=sys.stderr)
+    return EXIT_OK
+
+
+def _records(file: str) -> list:
+    from leir.strategies.records import RecordError, load_records
+
+    if not Path(file).is_file():
+        raise UsageError(f"no such file: {file}")
+    try:
+        return list(load_records(file))
+    except RecordError as exc:
+        print(f"steptp: {exc}", file=sys.stderr)
+        raise _Invalid from None
+
+
+class _Invalid(Exception):
+    pass
+
+
+def _write_jsonl(path: str, rows) -> int:
+    from leir.strategies.records import dumps
+
+    count = 0
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(dumps(row) + "\n")
+                count += 1
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc}") from exc
+    return count
+
+
+def run_filter(args: argparse.Namespace) -> int:
+    from leir.strategies.filtering import apply_policy, distribution_table, get_policy
+
+    try:
+        policy = get_policy(args.policy)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    try:
+        records = _records(args.file)
+    except _Invalid:
+        return EXIT_INVALID
+    result = apply_policy(records, policy, seed=args.seed)
+    count = _write_jsonl(args.output, result.kept)
+    print(f"policy {policy.name}: {policy.description}")
+    print(distribution_table(result, policy))
+    print(f"kept {count} of {len(records)} record(s) -> {args.output}", file=sys.stderr)
+    return EXIT_OK
+
+
+def run_render(args: argparse.Namespace) -> int:
+    from leir.strategies.rendering import render
+
+    try:
+        records = _records(args.file)
+    except _Invalid:
+        return EXIT_INVALID
+    count = _write_jsonl(args.output, render(records, args.format, multi_answer=args.multi_answer,
+                                             seed=args.seed))
+    print(f"wrote {count} {args.format} row(s) to {args.output}", file=sys.stderr)
+    return EXIT_OK if count else EXIT_INVALID
+

@@ -1,0 +1,118 @@
+"""Reviews under the overlap policy, roles, optimistic-locking edits with audit, and agreement."""
+
+from __future__ import annotations
+
+import pytest
+
+from curation.models import AuditEvent, ReviewStatus, VerificationStatus
+from curation.services import agreement, edits, reviews
+from curation.services.roles import PermissionDenied, Role
+
+from .fixtures import builtin, engine_step, user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def people():
+    return {"ann": user("ann", Role.REVIEWER), "bob": user("bob", Role.REVIEWER),
+            "cat": user("cat", Role.CURATOR), "vic": user("vic", Role.VIEWER)}
+
+
+def test_two_agreeing_reviews_approve_and_a_disagreement_waits_for_a_curator(people):
+    workload = builtin()
+    agreed, disputed = engine_step(workload, site=0), engine_step(workload, site=1)
+    reviews.submit_review(people["ann"], agreed, decision="approve")
+    agreed.refresh_from_db()
+    assert agreed.review_status == ReviewStatus.IN_REVIEW
+    reviews.submit_review(people["bob"], agreed, decision="approve")
+    agreed.refresh_from_db()
+    assert agreed.review_status == ReviewStatus.APPROVED
+
+    reviews.submit_review(people["ann"], disputed, decision="approve")
+    reviews.submit_review(people["bob"], disputed, decision="reject", reason="trivial_or_shortcut")
+    disputed.refresh_from_db()
+    assert disputed.review_status == ReviewStatus.DISPUTED
+    assert disputed not in reviews.queue_for(people["ann"]) and disputed in reviews.queue_for(people["cat"])
+    reviews.submit_review(people["cat"], disputed, decision="reject", reason="trivial_or_shortcut")
+    disputed.refresh_from_db()
+    assert disputed.review_status == ReviewStatus.REJECTED
+
+
+def test_roles_and_rules_are_enforced(people):
+    step = engine_step(builtin(), verified=VerificationStatus.PENDING)
+    with pytest.raises(PermissionDenied, match="reviewer"):
+        reviews.submit_review(people["vic"], step, decision="approve")
+    with pytest.raises(reviews.ReviewRefused, match="not verified"):
+        reviews.submit_review(people["ann"], step, decision="approve")
+    with pytest.raises(reviews.ReviewRefused, match="typed reason"):
+        reviews.submit_review(people["ann"], step, decision="reject")
+
+
+def test_undo_takes_back_the_review_and_the_status(people):
+    step = engine_step(builtin())
+    reviews.submit_review(people["ann"], step, decision="approve")
+    assert reviews.undo_last_review(people["ann"], step) is True
+    step.refresh_from_db()
+    assert step.review_status == ReviewStatus.UNREVIEWED and not step.reviews.exists()
+    assert reviews.undo_last_review(people["ann"], step) is False
+
+
+def test_next_step_spreads_reviewers_and_skips_what_they_decided(people):
+    workload = builtin()
+    first, second = engine_step(workload, site=0), engine_step(workload, site=1)
+    assert reviews.next_step_for(people["ann"]) == first
+    assert reviews.next_step_for(people["bob"]) == second  # the least-assigned step first
+    reviews.submit_review(people["ann"], first, decision="approve")
+    assert reviews.next_step_for(people["ann"]) == second
+
+
+def test_a_stale_edit_is_refused_with_the_current_version_and_nothing_is_lost(people):
+    step = engine_step(builtin())
+    version = step.version
+    mine = edits.edit_trace(people["ann"], step, expected_version=version, trace_text="ann's trace")
+    with pytest.raises(edits.EditConflict) as conflict:
+        edits.edit_trace(people["bob"], step, expected_version=version, trace_text="bob's trace")
+    assert conflict.value.current.trace_text == "ann's trace" and conflict.value.current.version == mine.version
+    events = AuditEvent.objects.filter(step=step, field="trace_text")
+    assert [(e.user.username, e.new) for e in events] == [("ann", "ann's trace")]
+
+
+def test_editing_the_leir_checks_it_resets_approval_and_queues_verification(people, django_capture_on_commit_callbacks):
+    step = engine_step(builtin())
+    for name in ("ann", "bob"):
+        reviews.submit_review(people[name], step, decision="approve")
+    step.refresh_from_db()
+    assert step.review_status == ReviewStatus.APPROVED
+    with pytest.raises(edits.InvalidLeir) as bad:
+        edits.edit_after_leir(people["ann"], step, expected_version=step.version, leir_text="B^{4}_{tx=0}[")
+    assert bad.value.problems[0]["line"] == 1 and bad.value.problems[0]["column"] > 1
+    with pytest.raises(edits.InvalidLeir, match="changes nothing"):
+        edits.edit_after_leir(people["ann"], step, expected_version=step.version, leir_text=step.after.leir)
+    other = engine_step(step.workload, site=1).after.leir  # a real, different valid program
+    queued = []
+    with django_capture_on_commit_callbacks(execute=True):
+        edited = edits.edit_after_leir(people["ann"], step, expected_version=step.version, leir_text=other,
+                                       queue_verification=queued.append)
+    assert queued == [edited]
+    assert edited.review_status == ReviewStatus.UNREVIEWED
+    assert edited.verification_status == VerificationStatus.QUEUED
+    assert {e.field for e in AuditEvent.objects.filter(step=step)} >= {"after_leir", "review_status"}
+    with pytest.raises(reviews.ReviewRefused, match="not verified"):
+        reviews.submit_review(people["bob"], edited, decision="approve")
+
+
+def test_cohen_kappa_per_strategy_and_the_disagreements(people):
+    assert agreement.cohen_kappa([("approve", "approve"), ("reject", "reject")]) == 1.0
+    assert agreement.cohen_kappa([("approve", "reject"), ("reject", "approve")]) == -1.0
+    assert agreement.cohen_kappa([]) is None
+    workload = builtin()
+    steps = [engine_step(workload, site=i) for i in range(3)]
+    for step, bob_says in zip(steps, ["approve", "approve", "reject"], strict=True):
+        reviews.submit_review(people["ann"], step, decision="approve")
+        reviews.submit_review(people["bob"], step, decision=bob_says,
+                              reason="not_equivalent" if bob_says == "reject" else "")
+    (row,) = agreement.agreement_by_strategy()
+    assert row.strategy == "loop_unrolling" and row.pairs == 3
+    assert row.observed == pytest.approx(2 / 3) and row.disagreements == [steps[2].pk]
+    assert row.kappa == pytest.approx(0.0)
