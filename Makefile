@@ -41,7 +41,7 @@ bench: $(STAMP)
 	done
 
 worker: $(STAMP)
-	$(BIN)/celery -A steptp_web worker -Q $(CPU_QUEUES) -n cpu@%h -l INFO
+	$(BIN)/celery -A steptp_web worker -Q $(CPU_QUEUES) -n cpu@%h --pool threads --concurrency 2 -l INFO
 
 worker-gpu: $(STAMP)
-	$(BIN)/celery -A steptp_web worker -Q verify.cuda -n gpu@%h --concurrency 1 -l INFO
+	$(BIN)/celery -A steptp_web worker -Q verify.cuda -n gpu@%h --pool threads --concurrency 1 -l INFO
