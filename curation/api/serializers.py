@@ -135,6 +135,19 @@ class ExportSerializer(serializers.ModelSerializer):
                             "finished_at"]
 
 
+class ExportCreateSerializer(serializers.Serializer):
+    """What a curator sends to start an export (validated here; the service re-checks the rules)."""
+
+    name = serializers.CharField(max_length=120)
+    filters = serializers.DictField(required=False, default=dict)
+    split_policy = serializers.DictField(required=False, default=dict)
+    formats = serializers.ListField(child=serializers.ChoiceField(choices=["messages", "prompt-completion",
+                                                                           "parquet"]),
+                                    min_length=1, required=False,
+                                    default=lambda: ["messages", "prompt-completion", "parquet"])
+    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+
+
 class UserSerializer(serializers.ModelSerializer):
     role = serializers.SerializerMethodField()
 

@@ -69,7 +69,8 @@ class StateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
     serializer_class = S.StateSerializer
 
 
-STEP_PARAMETERS = [OpenApiParameter(name, str, description=f"filter on {field} (comma: any of)")
+STEP_PARAMETERS = [OpenApiParameter(name, int if name in queries.INTEGER_FILTERS else str,
+                                    description=f"filter on {field} (comma: any of)")
                    for name, field in queries.STEP_FILTERS.items()] + [
     OpenApiParameter("q", str, description="full-text search in the reasoning traces")]
 
@@ -91,7 +92,10 @@ class StepViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
 
     @extend_schema(parameters=STEP_PARAMETERS)
     def list(self, request, *args, **kwargs):
-        return super().list(request, *args, **kwargs)
+        try:
+            return super().list(request, *args, **kwargs)
+        except queries.InvalidFilter as exc:
+            raise ValidationError({"detail": str(exc)}) from None
 
     @extend_schema(request=S.StepEditSerializer,
                    responses={200: S.StepDetailSerializer, 409: S.StepDetailSerializer})
@@ -172,18 +176,24 @@ class TrajectoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
     serializer_class = S.TrajectorySerializer
 
 
-class ExportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, Base):
+class ExportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
     """Dataset exports: curators create them (an asynchronous task), everyone downloads the files."""
 
     queryset = Export.objects.all()
     serializer_class = S.ExportSerializer
     roles = {"create": Role.CURATOR}
 
-    def perform_create(self, serializer):
+    @extend_schema(request=S.ExportCreateSerializer, responses={201: S.ExportSerializer})
+    def create(self, request):
         from curation.services import exports
 
-        export = exports.create_export(self.request.user, **serializer.validated_data)
-        serializer.instance = export
+        data = S.ExportCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            export = exports.create_export(request.user, **data.validated_data)
+        except (exports.ExportRefused, roles.PermissionDenied) as exc:
+            _service_errors(exc)
+        return Response(S.ExportSerializer(export).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(parameters=[OpenApiParameter("name", str, location="path")], responses={200: bytes})
     @action(detail=True, methods=["get"], url_path=r"files/(?P<name>[\w.\-/]+)")

@@ -26,13 +26,26 @@ STEP_FILTERS = {
 }
 
 
+#: Filters whose values are integers.
+INTEGER_FILTERS = frozenset({"depth"})
+
+
+class InvalidFilter(ValueError):
+    """A filter value of the wrong type (the message names the filter)."""
+
+
 def filter_steps(params: Mapping[str, str], steps: QuerySet[Step] | None = None) -> QuerySet[Step]:
     """Steps matching every given filter, newest first; ``q`` searches the traces."""
     steps = Step.objects.all() if steps is None else steps
     for key, field in STEP_FILTERS.items():
         value = params.get(key)
         if value:
-            values = [v for v in str(value).split(",") if v]
+            values: list = [v for v in str(value).split(",") if v]
+            if key in INTEGER_FILTERS:
+                try:
+                    values = [int(v) for v in values]
+                except ValueError:
+                    raise InvalidFilter(f"{key} takes integers, got {value!r}") from None
             steps = steps.filter(**{f"{field}__in": values})
     text = (params.get("q") or "").strip()
     if text:
