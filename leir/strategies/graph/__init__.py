@@ -1,6 +1,8 @@
-"""Graph-level strategies (catalogue #1–#9): one module per strategy; importing this package registers them."""
+"""Graph-level strategies (catalogue #1–#9), one module each; importing this package registers them."""
 
 from leir.strategies.graph import (  # noqa: F401
     common_subexpression_elimination,
     expression_splitting,
+    operator_fission,
+    operator_fusion,
 )
