@@ -425,11 +425,13 @@ def has_reduction(program: Program, block_path: Path) -> bool:
                if p[: len(block_path)] == block_path)
 
 
-def dead_blocks(blocks: tuple[Block, ...] | list[Block], live: Iterable[str]) -> frozenset[int]:
+def dead_blocks(blocks: tuple[Block, ...] | list[Block], live: Iterable[str], *,
+                transitive: bool = True) -> frozenset[int]:
     """Indices of the blocks that write only tensors nothing later reads and that are not in ``live``.
 
-    Walks backwards: a block writing a live tensor stays, and what it reads becomes live. One pass finds
-    every block made dead by dead later blocks too (the frontend drops them all; the strategy one by one).
+    Walks backwards: a block writing a live tensor stays, and what it reads becomes live. Transitively
+    (the frontend's use) a block read only by dead blocks is dead too, so one call finds them all; with
+    ``transitive=False`` (one rewrite step) only blocks that no later block at all reads are dead.
     """
     alive = set(live)
     dead: set[int] = set()
@@ -439,6 +441,8 @@ def dead_blocks(blocks: tuple[Block, ...] | list[Block], live: Iterable[str]) ->
             alive |= reads(block)
         else:
             dead.add(index)
+            if not transitive:
+                alive |= reads(block)
     return frozenset(dead)
 
 
@@ -459,3 +463,4 @@ def dead_statements(program: Program) -> tuple[Path, ...]:
             if isinstance(sub, Assign) and sub.target.name not in outputs | read_anywhere:
                 out.append(path + (i,))
     return tuple(out)
+

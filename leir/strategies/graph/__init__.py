@@ -2,6 +2,8 @@
 
 from leir.strategies.graph import (  # noqa: F401
     common_subexpression_elimination,
+    dead_code_elimination,
+    expression_reorder,
     expression_splitting,
     operator_fission,
     operator_fusion,
