@@ -2,9 +2,11 @@
 
 from leir.strategies.graph import (  # noqa: F401
     common_subexpression_elimination,
+    compute_inline,
     dead_code_elimination,
     expression_reorder,
     expression_splitting,
     operator_fission,
     operator_fusion,
+    tensor_split_to_decouple_operators,
 )
