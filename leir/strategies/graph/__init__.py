@@ -8,5 +8,6 @@ from leir.strategies.graph import (  # noqa: F401
     expression_splitting,
     operator_fission,
     operator_fusion,
+    tensor_concat_to_fuse_operators,
     tensor_split_to_decouple_operators,
 )
