@@ -124,6 +124,8 @@ class TensorConcatToFuseOperators(Strategy):
         loop = next((lp for lp in block.loops if lp.var == var), None)
         if loop is None:
             raise self.refuse(f"there is no loop over {var}")
+        if var not in {v.name for i in one.target.indices for v in walk_expr(i) if isinstance(v, Var)}:
+            raise self.refuse(f"{var} is a reduction axis")
         differing = {a for a, b in pairs.items() if a != b}
         for ref in (one.target, *tensor_refs(one.value)):
             if ref.name in differing and _bare_position(ref.indices, var) is None:
@@ -133,8 +135,6 @@ class TensorConcatToFuseOperators(Strategy):
                           for r in tensor_refs(one.value) if r.name == name}
             if len(subscripts) > 1:
                 raise self.refuse(f"{name} is read at more than one subscript")
-        if var not in {v.name for i in one.target.indices for v in walk_expr(i) if isinstance(v, Var)}:
-            raise self.refuse(f"{var} is a reduction axis")
         return loop
 
     def candidates(self, program: Program) -> list[Site]:
