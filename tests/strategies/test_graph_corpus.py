@@ -22,3 +22,19 @@ def test_candidates_over_the_corpus_raise_nothing_and_apply_cleanly(name):
                 step = apply_strategy(entry.program, name, site)
                 assert program_info(step.after).ok
     assert name == "operator_fission" or name == "dead_code_elimination" or total >= 20
+
+
+@pytest.mark.parametrize("name", GRAPH)
+def test_same_program_gives_the_same_steps_byte_for_byte(name):
+    from leir.program import dump_program, load_program
+
+    from .helpers import workload
+
+    program = workload("level1/layer_norm")
+    twin = load_program(dump_program(program))  # an equal program built independently
+    first, again = candidates(program, name), candidates(twin, name)
+    assert first == again
+    for index in range(min(3, len(first))):
+        one, two = apply_strategy(program, name, index), apply_strategy(twin, name, index)
+        assert dump_program(one.after) == dump_program(two.after)
+        assert one.trace.render() == two.trace.render()
