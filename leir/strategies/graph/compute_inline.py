@@ -109,12 +109,22 @@ class ComputeInline(Strategy):
         body = replace_at(program.body, (index + 1,), inlined)
         return with_body(program, replace_at(body, (index,), ()))
 
+    def _reads_in_step(self, program: Program, index: int) -> bool:
+        """Whether block *i* reads the value only where block *i−1* wrote it in the same iteration."""
+        producer, consumer = program.body.blocks[index], program.body.blocks[index + 1]
+        stmt = producer.items[0]
+        assert isinstance(stmt, Assign)
+        same = {a.var: b.var for a, b in zip(producer.loops, consumer.loops, strict=True)}
+        expected = tuple(Var(same[i.name]) for i in stmt.target.indices)  # type: ignore[union-attr]
+        return all(ref.indices == expected for _, use, _ in item_statements(consumer)
+                   for ref in tensor_refs(use.value) if ref.name == stmt.target.name)
+
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for index in range(len(program.body.blocks) - 1):
             if self._problem(program, index) is not None:
                 continue
-            if not program_info(self._inline(program, index)).ok:
+            if not self._reads_in_step(program, index) and not program_info(self._inline(program, index)).ok:
                 continue  # e.g. a shifted read whose guard the checker cannot narrow: not provably legal
             name = program.body.blocks[index].items[0].target.name  # type: ignore[union-attr]
             sites.append(Site((index,), (("tensor", name),), where=f"{name} of block {index + 1}"))
