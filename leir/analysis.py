@@ -304,3 +304,163 @@ def fresh_loop_vars(program: Program, count: int = 1, *, prefix: str = "") -> tu
             if len(out) == count:
                 return tuple(out)
     raise RuntimeError("loop variable names exhausted")
+
+
+# ---- graph
+
+
+def dtype_bytes(dtype: str) -> int:
+    """Bytes one element of ``dtype`` occupies (``bool`` one byte, ``bf16`` two)."""
+    if dtype == "bool":
+        return 1
+    digits = "".join(ch for ch in dtype if ch.isdigit())
+    return max(1, int(digits) // 8) if digits else 1
+
+
+def tensor_bytes(program: Program, name: str) -> int:
+    """Size in bytes of a tensor (known or intermediate), from the checker's shapes: what a trace reports."""
+    info = program_info(program).tensors[name]
+    count = 1
+    for dim in info.shape:
+        count *= dim
+    return count * dtype_bytes(info.dtype)
+
+
+def iterations(loops: Iterable[Loop]) -> int:
+    """How many times the innermost body of a loop nest runs."""
+    count = 1
+    for lp in loops:
+        count *= lp.extent
+    return count
+
+
+def injective_subscript(indices: tuple[Expr, ...], loops: Iterable[Loop]) -> bool:
+    """True when distinct iterations of ``loops`` provably touch distinct elements through ``indices``.
+
+    Each dimension must be affine and mixed-radix in its own loop variables (``a*16+c`` with ``c`` under
+    16), no variable in two dimensions, and every loop of extent > 1 named somewhere. Conservative:
+    ``False`` only means "not proved".
+    """
+    extents = {lp.var: lp.extent for lp in loops}
+    needed = {v for v, n in extents.items() if n > 1}
+    covered: set[str] = set()
+    for index in indices:
+        form = affine_form(index)
+        names = set(_vars_in(index)) & needed
+        if form is None:
+            if names:
+                return False
+            continue
+        if names & covered:
+            return False
+        span = 0
+        for name in sorted(names, key=lambda v: (abs(form.coeff(v)), v)):
+            coeff = abs(form.coeff(name))
+            if coeff <= span:
+                return False
+            span += coeff * (extents[name] - 1)
+        covered |= names
+    return needed <= covered
+
+
+def _accesses(items: Iterable[Item]) -> dict[str, list[tuple[tuple[str, ...], bool, bool]]]:
+    """tensor -> ``(subscript text, is_write, under a nested loop)`` for every access of ``items``."""
+    from leir.printer import expr_text
+
+    out: dict[str, list[tuple[tuple[str, ...], bool, bool]]] = {}
+    for item in items:
+        nested = isinstance(item, Block)
+        for _, stmt, _ in item_statements(item):
+            for ref, is_write in ((stmt.target, True), *((r, False) for r in stmt_reads(stmt))):
+                subscript = tuple(expr_text(i) for i in ref.indices)
+                out.setdefault(ref.name, []).append((subscript, is_write, nested))
+    return out
+
+
+def interleaving_hazards(loops: tuple[Loop, ...], first: Iterable[Item],
+                         second: Iterable[Item]) -> tuple[str, ...]:
+    """Why ``first`` and ``second`` under one loop nest may not change between one block and two.
+
+    Two blocks run every iteration of ``first`` before any of ``second``; one block runs both per
+    iteration. The two orders agree when no element that one part writes is touched by the other part
+    in a *different* iteration. That is proved per tensor both parts touch (one of them writing): all
+    its accesses are direct statements with one identical subscript that names a distinct element in
+    every iteration (``injective_subscript``). Each entry of the result is a reason it is not proved.
+    """
+    one, two = _accesses(first), _accesses(second)
+    problems: list[str] = []
+    for name in sorted(set(one) & set(two)):
+        entries = one[name] + two[name]
+        if not any(is_write for _, is_write, _ in entries):
+            continue
+        subscripts = {sub for sub, _, _ in entries}
+        if any(nested for _, _, nested in entries):
+            problems.append(f"{name} is accessed inside a nested loop of one part")
+        elif len(subscripts) > 1:
+            shown = ", ".join("_{" + ",".join(s) + "}" for s in sorted(subscripts))
+            problems.append(f"{name} is accessed at different subscripts ({shown})")
+        else:
+            (sub,) = subscripts
+            parsed = _subscript_of(first, second, name)
+            if not injective_subscript(parsed, loops):
+                problems.append(f"{name}_{{{','.join(sub)}}} does not name a distinct element per iteration")
+    return tuple(problems)
+
+
+def _subscript_of(first: Iterable[Item], second: Iterable[Item], name: str) -> tuple[Expr, ...]:
+    for item in (*first, *second):
+        for _, stmt, _ in item_statements(item):
+            if stmt.target.name == name:
+                return stmt.target.indices
+            for ref in stmt_reads(stmt):
+                if ref.name == name:
+                    return ref.indices
+    raise KeyError(name)
+
+
+def has_reduction(program: Program, block_path: Path) -> bool:
+    """Whether any statement in the block at ``block_path`` is a reduction with implicit init."""
+    info = program_info(program)
+    return any(s.kind is StmtKind.REDUCE for p, s in info.statements.items()
+               if p[: len(block_path)] == block_path)
+
+
+def dead_blocks(blocks: tuple[Block, ...] | list[Block], live: Iterable[str], *,
+                transitive: bool = True) -> frozenset[int]:
+    """Indices of the blocks that write only tensors nothing later reads and that are not in ``live``.
+
+    Walks backwards: a block writing a live tensor stays, and what it reads becomes live. Transitively
+    (the frontend's use) a block read only by dead blocks is dead too, so one call finds them all; with
+    ``transitive=False`` (one rewrite step) only blocks that no later block at all reads are dead.
+    """
+    alive = set(live)
+    dead: set[int] = set()
+    for index in range(len(blocks) - 1, -1, -1):
+        block = blocks[index]
+        if writes(block) & alive:
+            alive |= reads(block)
+        else:
+            dead.add(index)
+            if not transitive:
+                alive |= reads(block)
+    return frozenset(dead)
+
+
+def dead_statements(program: Program) -> tuple[Path, ...]:
+    """Statements of multi-item blocks writing a tensor no item reads and that is not an output.
+
+    A statement inside a kept block is dead when its tensor is read by no statement at all (not earlier
+    in its block either: the next iteration would read it) and is not a signature output.
+    """
+    outputs = {d.name for d in program.signature.by_role("output")}
+    read_anywhere = {ref.name for _, stmt, _ in statements(program.body) for ref in stmt_reads(stmt)
+                     if ref.name != stmt.target.name}
+    out: list[Path] = []
+    for path, item, _ in iter_items(program.body):
+        if not isinstance(item, Block) or len(item.items) < 2:
+            continue
+        for i, sub in enumerate(item.items):
+            if isinstance(sub, Assign) and sub.target.name not in outputs | read_anywhere:
+                out.append(path + (i,))
+    return tuple(out)
+

@@ -225,3 +225,22 @@ def _normalize_item(item: Item) -> Item:
 def normalize(body: Body) -> Body:
     """Drop source positions and redundant ``Paren`` nodes so rewritten trees print canonically."""
     return Body(tuple(_normalize_item(block) for block in body.blocks))  # type: ignore[misc]
+
+
+# ---- graph
+
+
+def replace_expr_at(node: Node, path: Path, new: Node) -> Node:
+    """``node`` with its sub-expression at ``path`` (child positions, ``expr_children`` order) replaced."""
+    if not path:
+        return new
+    kids = list(_children(node))
+    kids[path[0]] = replace_expr_at(kids[path[0]], path[1:], new)
+    return _rebuild(node, tuple(kids))
+
+
+def expr_at(node: Node, path: Path) -> Node:
+    """The sub-expression of ``node`` at ``path``."""
+    for step in path:
+        node = _children(node)[step]
+    return node

@@ -28,6 +28,9 @@ def register(subparsers) -> None:
                         help="override a module-level constant before the file runs (repeatable)")
     parser.add_argument("--target-neutral", action="store_true",
                         help="plain L loops only (default: first output dimension bound to B^{n}_{tx=0})")
+    parser.add_argument("--keep-dead-blocks", action="store_true",
+                        help="keep blocks whose results the model never uses (a dead_code_elimination "
+                             "source); by default they are dropped")
     parser.add_argument("-o", "--output", metavar="OUT.leir",
                         help="write the program here (and OUT.npz for parameters); default stdout")
     parser.set_defaults(handler=run_translate)
@@ -44,7 +47,8 @@ def run_translate(args: argparse.Namespace) -> int:
         raise UsageError(f"no such file: {path}")
     try:
         sets = dict(parse_set(text) for text in args.sets)
-        translation = translate_file(path, sets=sets, dtype=args.dtype, target_neutral=args.target_neutral)
+        translation = translate_file(path, sets=sets, dtype=args.dtype, target_neutral=args.target_neutral,
+                                     keep_dead_blocks=args.keep_dead_blocks)
     except SourceError as exc:
         raise UsageError(str(exc)) from exc
     except LeirError as exc:

@@ -19,7 +19,8 @@ import numpy as np
 import torch
 from torch import fx
 
-from leir.ast import Assign, Block, Body, Loop, Pos, Program, Signature, TensorDecl, TensorRef, tensor_refs
+from leir.analysis import dead_blocks, reads, writes
+from leir.ast import Block, Body, Loop, Pos, Program, Signature, TensorDecl, TensorRef
 
 from . import ops  # noqa: F401 - registers every operator family
 from .emit import Emitter, Tensor
@@ -314,42 +315,24 @@ def _check_result(name: str, result: Any, real: Any) -> None:
             _check_result(name, r, t)
 
 
-def _written(block: Block) -> set[str]:
-    names = set()
-    for item in block.items:
-        if isinstance(item, Assign):
-            names.add(item.target.name)
-        else:
-            names |= _written(item)
-    return names
-
-
-def _read(block: Block) -> set[str]:
-    names = set()
-    for item in block.items:
-        if isinstance(item, Assign):
-            names |= {r.name for r in tensor_refs(item.value)}
-            names |= {r.name for idx in item.target.indices for r in tensor_refs(idx)}
-        else:
-            names |= _read(item)
-    return names
-
-
 def eliminate_dead_blocks(blocks: list[Block], sources: list, live: set[str]) -> tuple[list, list]:
-    """Drop blocks that only write tensors nothing later reads (unused ``split`` pieces, sizes...)."""
-    kept: list[tuple[Block, Any]] = []
-    live = set(live)
-    for block, src in zip(reversed(blocks), reversed(sources), strict=True):
-        if _written(block) & live:
-            kept.append((block, src))
-            live |= _read(block)
-    kept.reverse()
-    return [b for b, _ in kept], [s for _, s in kept]
+    """Drop blocks that only write tensors nothing later reads (unused ``split`` pieces, sizes...).
+
+    The rule is ``leir.analysis.dead_blocks``, the same one the dead_code_elimination strategy applies.
+    """
+    dead = dead_blocks(blocks, live)
+    kept = [i for i in range(len(blocks)) if i not in dead]
+    return [blocks[i] for i in kept], [sources[i] for i in kept]
 
 
 def translate_module(model: torch.nn.Module, inputs: list[Any], *, target_neutral: bool = False,
-                     source_path: str | None = None, check: bool = True) -> Translation:
-    """Translate ``model`` called on ``inputs`` into a checked LEIR program."""
+                     source_path: str | None = None, check: bool = True,
+                     keep_dead_blocks: bool = False) -> Translation:
+    """Translate ``model`` called on ``inputs`` into a checked LEIR program.
+
+    ``keep_dead_blocks`` keeps what the model computes but never uses (the index half of ``max(dim)``,
+    unused ``split`` pieces): the faithful translation, a natural source for dead_code_elimination.
+    """
     translator = _Translator(model, inputs, target_neutral=target_neutral, source_path=source_path)
     outputs, _ = translator.run()
     em = translator.em
@@ -361,10 +344,12 @@ def translate_module(model: torch.nn.Module, inputs: list[Any], *, target_neutra
             name = known.tensor.name
             known.tensor = dataclasses.replace(known.tensor, name=mapping.get(name, name))
     output_names = [t.name for t in outputs]
-    blocks, sources = eliminate_dead_blocks(em.blocks, translator.block_sources, set(output_names))
+    blocks, sources = em.blocks, translator.block_sources
+    if not keep_dead_blocks:
+        blocks, sources = eliminate_dead_blocks(blocks, sources, set(output_names))
     used = set()
     for block in blocks:
-        used |= _read(block) | _written(block)
+        used |= reads(block) | writes(block)
     decls = [TensorDecl(t.name, "input", t.dtype, t.shape) for t in em.inputs]
     values: dict[str, np.ndarray] = {}
     torch_tensors: dict[str, torch.Tensor] = {}
@@ -398,11 +383,12 @@ def translate_module(model: torch.nn.Module, inputs: list[Any], *, target_neutra
 
 
 def translate_file(path: str | Path, *, sets: dict[str, Any] | None = None, dtype: str = "f32",
-                   target_neutral: bool = False, check: bool = True) -> Translation:
+                   target_neutral: bool = False, check: bool = True,
+                   keep_dead_blocks: bool = False) -> Translation:
     """Translate a KernelBench-style file (``Model``, ``get_inputs``, ``get_init_inputs``)."""
     loaded = load_source(path, sets, dtype)
     return translate_module(loaded.model, loaded.inputs, target_neutral=target_neutral,
-                            source_path=str(Path(path)), check=check)
+                            source_path=str(Path(path)), check=check, keep_dead_blocks=keep_dead_blocks)
 
 
 __all__ = ["Translation", "translate_module", "translate_file", "eliminate_dead_blocks"]

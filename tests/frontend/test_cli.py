@@ -108,3 +108,13 @@ def test_half_precision_signature(linear_file, tmp_path):
     assert {d.dtype for d in program.signature.tensors} == {"f16"}
     values = np.load(tmp_path / "half.npz")
     assert values.files and all(values[name].dtype == np.float16 for name in values.files)
+
+
+def test_translate_keeps_dead_blocks_on_request(tmp_path):
+    source = REPO / "workloads" / "level1" / "max_dim.py"
+    kept, dropped = tmp_path / "kept.leir", tmp_path / "dropped.leir"
+    assert main(["translate", str(source), "--keep-dead-blocks", "-o", str(kept)]) == 0
+    assert main(["translate", str(source), "-o", str(dropped)]) == 0
+    full, lean = load_program(kept.read_text()), load_program(dropped.read_text())
+    assert len(full.body.blocks) == len(lean.body.blocks) + 1  # the unused argmax block
+    assert full.body.blocks[0] == lean.body.blocks[0]
