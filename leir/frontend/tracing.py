@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import operator
 import re
 import sysconfig
 import traceback
@@ -183,13 +184,36 @@ def _restore(current: dict[str, Any], saved: dict[str, Any]) -> None:
     current.update(saved)
 
 
+def _proxy_setitem(self: fx.Proxy, key: Any, value: Any) -> None:
+    self.tracer.create_proxy("call_function", operator.setitem, (self, key, value), {})
+
+
+@contextlib.contextmanager
+def _item_assignment() -> Iterator[None]:
+    """``x[:, 0] = y`` recorded as an ``operator.setitem`` node while tracing.
+
+    fx proxies do not support item assignment (``TypeError``); the translator treats the node as the
+    in-place write it is, and running the graph (``operator.setitem`` on real tensors) does the write.
+    """
+    had = "__setitem__" in vars(fx.Proxy)
+    saved = vars(fx.Proxy).get("__setitem__")
+    fx.Proxy.__setitem__ = _proxy_setitem
+    try:
+        yield
+    finally:
+        if had:
+            fx.Proxy.__setitem__ = saved
+        else:
+            del fx.Proxy.__setitem__
+
+
 def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
     model = _wrap_leaf(model, len(inputs))
     defaults = _unsupplied_defaults(model, len(inputs))
     try:
         tracer = fx.Tracer()
         tracer.record_stack_traces = True
-        with _state_kept(model) as kept, _TraceGuard() as guard:
+        with _state_kept(model) as kept, _TraceGuard() as guard, _item_assignment():
             graph = tracer.trace(model, concrete_args=defaults or None)
         _refuse_random(guard)
         _refuse_state_updates(kept, guard)
@@ -210,7 +234,7 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
                 # The meta tracer warns for every node whose metadata it cannot compute (parameters live
                 # on the CPU, not on ``meta``); the concrete run afterwards records every shape anyway.
                 warnings.filterwarnings("ignore", message="Could not compute metadata", category=UserWarning)
-                with _state_kept(model) as kept, _TraceGuard() as guard:
+                with _state_kept(model) as kept, _TraceGuard() as guard, _item_assignment():
                     graph = tracer.trace(model, meta_args=meta_args,
                                          concrete_args={**defaults, **concrete} or None)
             _refuse_random(guard)

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from .helpers import translate_and_run
-from .test_ops import Fn, ints, r
+from .test_ops import Fn, r
 
 CASES: dict[str, tuple] = {}
 
@@ -56,6 +56,89 @@ case("rotary_from_positions", RotaryFromPositions, lambda: [r(2, 6, 8), r(2, 6, 
 case("sin_cos_tan", lambda: Fn(lambda a: (torch.sin(a), a.cos(), torch.tan(a * 0.3))), lambda: [r(3, 4)])
 
 
+# --------------------------------------------------------------------------------- scatter family
+# every index below repeats positions, so the duplicate rules (accumulate vs last write) are exercised
+
+def dup_index():
+    return torch.tensor([[1, 0, 1, 3], [2, 2, 0, 2], [0, 0, 0, 1]])
+
+
+case("scatter_last_write", lambda: Fn(lambda x, s: (x.scatter(1, dup_index(), s), torch.scatter(x, 0, dup_index() % 3, 2.5))),
+     lambda: [r(3, 5), r(3, 4)])
+case("scatter_add_dups", lambda: Fn(lambda x, s: (x.scatter_add(1, dup_index(), s), x.clone().scatter_add_(0, dup_index() % 3, s))),
+     lambda: [r(3, 5), r(4, 6)])
+case("scatter_legacy_reduce", lambda: Fn(lambda x, s: (x.scatter(1, dup_index(), s, reduce="add"),
+                                                       x.scatter(1, dup_index(), s, reduce="multiply"))),
+     lambda: [r(3, 5), r(3, 4)])
+for _red in ("sum", "prod", "mean", "amax", "amin"):
+    for _inc in (True, False):
+        case(f"scatter_reduce_{_red}_{'incl' if _inc else 'excl'}",
+             (lambda red, inc: lambda: Fn(lambda x, s: x.scatter_reduce(1, dup_index(), s, red, include_self=inc)))(_red, _inc),
+             lambda: [r(3, 5), r(3, 4)])
+case("index_add_copy_fill", lambda: Fn(lambda x, s: (x.index_add(0, torch.tensor([2, 0, 2, 3]), s, alpha=0.5),
+                                                     x.index_copy(0, torch.tensor([3, 1, 3, 0]), s),
+                                                     x.index_fill(1, torch.tensor([0, 2, 2]), -1.5),
+                                                     torch.index_add(x, 1, torch.tensor([1, 1]), s[:, :2]))),
+     lambda: [r(4, 3), r(4, 3)])
+case("index_reduce", lambda: Fn(lambda x, s: tuple(x.index_reduce(0, torch.tensor([1, 1, 0, 1]), s, red, include_self=inc)
+                                                   for red in ("prod", "mean", "amax", "amin") for inc in (True, False))),
+     lambda: [r(3, 4), r(4, 4)])
+case("index_put_both_ways", lambda: Fn(lambda x, v: (x.index_put((torch.tensor([0, 2, 0]),), v),
+                                                     x.index_put((torch.tensor([0, 2, 0]),), v, accumulate=True),
+                                                     x.clone().index_put_((torch.tensor([1, 1, -1]), torch.tensor([0, 0, 2])),
+                                                                          v[:, 0], accumulate=True),
+                                                     torch.index_put(x, (torch.tensor([1, 1, -1]), torch.tensor([0, 0, 2])), v[:, 1]))),
+     lambda: [r(3, 4), r(3, 4)])
+
+
+class ItemAssignment(nn.Module):
+    """Assignments in forward: basic, strided, advanced (with duplicates), broadcast, boolean masks."""
+
+    def forward(self, x, y, mask):
+        out = x.clone()
+        out[:, 0] = y
+        out[1:4:2, 2:] = 7.0
+        out[torch.tensor([0, 2, 0]), 1] = torch.tensor([1.0, 2.0, 3.0], dtype=x.dtype)
+        out[mask] = 0
+        z = torch.zeros(4, 5, dtype=x.dtype)
+        z[..., -1] = y * 2
+        z[torch.tensor([3, 1])] = x[0]
+        z[:, torch.tensor([1, 1, 3])] += 1.0
+        return out, z
+
+
+case("item_assignment", ItemAssignment, lambda: [r(4, 5), r(4), r(4, 5) > 0.3])
+
+
+class MaskRowAssignment(nn.Module):
+    def forward(self, x, rows):
+        x = x * 1.0
+        x[rows] = torch.arange(3, dtype=x.dtype)  # one row value broadcast to every selected row
+        x[x > 1.5] = -1.0
+        return x
+
+
+case("mask_row_assignment", MaskRowAssignment, lambda: [r(5, 3), torch.tensor([True, False, True, True, False])])
+case("masked_scatter", lambda: Fn(lambda x, m, s: (x.masked_scatter(m, s), x.masked_scatter(m[0], s))),
+     lambda: [r(3, 4), r(3, 4) > 0, r(20)])
+case("slice_select_scatter", lambda: Fn(lambda x, s: (torch.slice_scatter(x, s[:, :2], 1, 1, 5, 2),
+                                                      torch.select_scatter(x, s[:, 0], 1, -1))),
+     lambda: [r(4, 6), r(4, 3)])
+
+
+class StateRowWrite(nn.Module):
+    """In-place index_copy_ and an item assignment into a working copy, then a read of the result."""
+
+    def forward(self, table, idx, v):
+        t = table.clone()
+        t.index_copy_(0, idx, v)
+        t[1] = t[0] * 2
+        return t.sum(1)
+
+
+case("index_copy_inplace", StateRowWrite, lambda: [r(4, 3), torch.tensor([2, 0, 2]), r(3, 3)])
+
+
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_operator_matches_pytorch(name, dtype):
@@ -65,7 +148,22 @@ def test_operator_matches_pytorch(name, dtype):
 
 
 #: Cases run through the TVM llvm build as well (their guards and nested gathers are the delicate part).
-LLVM_CASES = ["rotary_from_positions"]
+LLVM_CASES = ["rotary_from_positions", "scatter_last_write", "scatter_reduce_mean_excl", "index_put_both_ways",
+              "item_assignment", "masked_scatter"]
+
+
+class FrozenWrite(nn.Module):
+    def forward(self, x):
+        z = torch.zeros(3)
+        z[0] = x.sum()
+        return z * 2
+
+
+def test_write_into_a_tensor_fx_froze_is_refused():
+    from leir.frontend import UnsupportedOperatorError
+
+    with pytest.raises(UnsupportedOperatorError, match="freezes"):
+        translate_and_run(FrozenWrite(), [r(3)])
 
 
 def _llvm_runner(program, arrays):
@@ -88,5 +186,3 @@ def test_rotary_program_calls_sin_and_cos():
     text = "".join(canonical(b) for b in t.program.body.blocks)
     assert "sin(" in text and "cos(" in text
 
-
-_ = ints  # used by the scatter cases below
