@@ -466,9 +466,10 @@ def translate_module(model: torch.nn.Module, inputs: list[Any], *, target_neutra
 
 
 def translate_file(path: str | Path, *, sets: dict[str, Any] | None = None, dtype: str = "f32",
-                   target_neutral: bool = False, check: bool = True) -> Translation:
+                   target_neutral: bool = False, check: bool = True,
+                   input_shapes: dict[int, tuple[int, ...]] | None = None) -> Translation:
     """Translate a KernelBench-style file (``Model``, ``get_inputs``, ``get_init_inputs``)."""
-    loaded = load_source(path, sets, dtype)
+    loaded = load_source(path, sets, dtype, input_shapes=input_shapes)
     return translate_module(loaded.model, loaded.inputs, target_neutral=target_neutral,
                             source_path=str(Path(path)), check=check)
 

@@ -108,3 +108,15 @@ def test_half_precision_signature(linear_file, tmp_path):
     assert {d.dtype for d in program.signature.tensors} == {"f16"}
     values = np.load(tmp_path / "half.npz")
     assert values.files and all(values[name].dtype == np.float16 for name in values.files)
+
+
+def test_input_shape_shrinks_get_inputs_for_translate_and_verify(tmp_path):
+    from .test_loading import LITERAL_SIZES
+
+    source = write(tmp_path, "literal.py", LITERAL_SIZES)
+    out = tmp_path / "literal.leir"
+    shapes = ["--input-shape", "0=2,3,8,8", "--input-shape", "1=2", "--input-shape", "2=3"]
+    assert main(["translate", str(source), *shapes, "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "f32[2, 3, 8, 8]" in text and "input 0=2,3,8,8" in text
+    assert main(["verify", str(out), "--source", str(source), *shapes, "--no-cache"]) == 0
