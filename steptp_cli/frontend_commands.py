@@ -26,7 +26,8 @@ def register(subparsers) -> None:
                         help="floating-point dtype of the model and inputs (default f32)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
                         help="override a module-level constant before the file runs (repeatable)")
-    parser.add_argument("--input-shape", action="append", default=[], metavar="INDEX=SHAPE", dest="input_shapes",
+    parser.add_argument("--input-shape", action="append", default=[], metavar="INDEX=SHAPE",
+                        dest="input_shapes",
                         help="resize input INDEX of get_inputs() (sizes written there, e.g. 0=2,3,32,32; "
                              "repeatable)")
     parser.add_argument("--target-neutral", action="store_true",

@@ -37,7 +37,8 @@ def register(subparsers) -> None:
     parser.add_argument("--set", metavar="N=V", action="append", default=[],
                         help="override a size of the source program (repeatable)")
     parser.add_argument("--input-shape", metavar="INDEX=SHAPE", action="append", default=[],
-                        dest="input_shapes", help="resize input INDEX of the source's get_inputs() (repeatable)")
+                        dest="input_shapes",
+                        help="resize input INDEX of the source's get_inputs() (repeatable)")
     parser.add_argument("--params", metavar="FILE.npz", help="parameter/constant values keyed by LEIR name")
     parser.add_argument("--reference", choices=("auto", "interpreter", "parent", "none"), default="auto",
                         help="what to compare with when no --source is given (default: auto)")
