@@ -2,7 +2,8 @@
 
 Plain ``torch.fx.symbolic_trace`` first (it keeps ``nn`` modules as leaves and ``F.*`` calls as such, the
 level the emitters work at); when the forward branches on shapes, the meta tracer (which knows every
-tensor's shape while tracing) takes over. The concrete run gives every node's shape and dtype (what
+tensor's shape while tracing) takes over, and when that fails too (loops over sizes read from tensors,
+shape assertions), ``torch.export``'s dynamo front end with every shape fixed. The concrete run gives every node's shape and dtype (what
 ShapeProp would record) and the value of every non-tensor node (``x.size(0)``, shape arithmetic), so the
 emitters only ever see concrete sizes.
 """
@@ -242,11 +243,40 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
             return fx.GraphModule(tracer.root, graph)
         except UnsupportedOperatorError:
             raise
-        except Exception as second:  # noqa: BLE001
-            raise TraceFailure(
-                f"cannot trace {type(model).__name__}: torch.fx: {type(first).__name__}: {first}; "
-                f"meta tracer: {type(second).__name__}: {second}"
-            ) from second
+        except Exception as second:  # noqa: BLE001 - last resort: torch.export's tracer, shapes fixed
+            try:
+                return export_trace(model, inputs)
+            except UnsupportedOperatorError:
+                raise
+            except Exception as third:  # noqa: BLE001
+                raise TraceFailure(
+                    f"cannot trace {type(model).__name__}; tried torch.fx.symbolic_trace: "
+                    f"{_reason(first)}; the meta tracer: {_reason(second)}; "
+                    f"torch.export (dynamo, fixed shapes): {_reason(third)}"
+                ) from third
+
+
+def _reason(exc: BaseException) -> str:
+    """One line saying why a tracer failed (dynamo's messages run to pages of log pointers)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:400]
+
+
+def export_trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
+    """The forward as ``torch.export``'s front end (dynamo) sees it on these inputs, every shape fixed.
+
+    Dynamo runs the Python of ``forward`` itself, so loops over sizes computed from tensors
+    (``for i in range(x.size(1) // w)``) unroll and shape assertions (``assert L == H * W``) are checked
+    rather than traced; the graph stays at the level of ``torch``/``F`` calls (``aten_graph=False``), which
+    the registry knows, with the module's own parameters as attributes.
+    """
+    import torch._dynamo as dynamo
+
+    dynamo.reset()
+    with warnings.catch_warnings(), _state_kept(model):
+        warnings.simplefilter("ignore")
+        gm, _guards = dynamo.export(model, aten_graph=False, assume_static_by_default=True)(*inputs)
+    return gm
 
 
 class _Recorder(fx.Interpreter):
