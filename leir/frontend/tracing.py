@@ -3,9 +3,9 @@
 Plain ``torch.fx.symbolic_trace`` first (it keeps ``nn`` modules as leaves and ``F.*`` calls as such, the
 level the emitters work at); when the forward branches on shapes, the meta tracer (which knows every
 tensor's shape while tracing) takes over, and when that fails too (loops over sizes read from tensors,
-shape assertions), ``torch.export``'s dynamo front end with every shape fixed. The concrete run gives every node's shape and dtype (what
-ShapeProp would record) and the value of every non-tensor node (``x.size(0)``, shape arithmetic), so the
-emitters only ever see concrete sizes.
+shape assertions), ``torch.export``'s dynamo front end with every shape fixed. The concrete run gives
+every node's shape and dtype (what ShapeProp would record) and the value of every non-tensor node
+(``x.size(0)``, shape arithmetic), so the emitters only ever see concrete sizes.
 """
 
 from __future__ import annotations
