@@ -139,6 +139,31 @@ class StateRowWrite(nn.Module):
 case("index_copy_inplace", StateRowWrite, lambda: [r(4, 3), torch.tensor([2, 0, 2]), r(3, 3)])
 
 
+# ------------------------------------------------------------------------------------------- sorting
+
+def tied(*shape, seed=0):
+    """Values with many ties (small integers), so the tie order is exercised."""
+    return r(*shape, seed=seed).mul(1.5).round()
+
+
+case("sort_stable_ties", lambda: Fn(lambda x: (torch.sort(x, dim=1, stable=True),
+                                               torch.sort(x, dim=0, descending=True, stable=True),
+                                               torch.argsort(x, dim=-1, descending=True, stable=True),
+                                               x.sort(stable=True)[0])),
+     lambda: [tied(4, 9)])
+case("sort_untied", lambda: Fn(lambda x: (x.sort(), x.sort(1, True).indices, torch.msort(x), x[0, 0].sort()[0])),
+     lambda: [r(3, 6)])
+case("topk_untied", lambda: Fn(lambda x: (torch.topk(x, 3), x.topk(2, dim=0, largest=False), x.topk(4, dim=1))),
+     lambda: [r(5, 7)])
+case("order_statistics_untied", lambda: Fn(lambda x: (torch.kthvalue(x, 3, dim=1), x.kthvalue(2, 0, keepdim=True),
+                                                      torch.median(x, dim=1), x.median(0, keepdim=True),
+                                                      x.median())),
+     lambda: [r(4, 6)])
+case("order_statistic_values_with_ties", lambda: Fn(lambda x: (torch.topk(x, 4).values, x.kthvalue(5).values,
+                                                              x.median(1).values, x.median())),
+     lambda: [tied(3, 8)])
+
+
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_operator_matches_pytorch(name, dtype):
@@ -149,7 +174,7 @@ def test_operator_matches_pytorch(name, dtype):
 
 #: Cases run through the TVM llvm build as well (their guards and nested gathers are the delicate part).
 LLVM_CASES = ["rotary_from_positions", "scatter_last_write", "scatter_reduce_mean_excl", "index_put_both_ways",
-              "item_assignment", "masked_scatter"]
+              "item_assignment", "masked_scatter", "sort_stable_ties", "order_statistics_untied"]
 
 
 class FrozenWrite(nn.Module):

@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     reductions,
     scatter,
     shape,
+    sorting,
     transformer,
     windows,
 )
