@@ -53,7 +53,8 @@ def positions(ctx, ranks: Tensor, dim: int, wanted, keep_dim: bool = True) -> Te
     extent = 1 if single else len(wanted)
     shape = list(ranks.shape)
     shape[dim] = extent
-    out_shape = tuple(shape) if (not single or keep_dim) else tuple(s for d, s in enumerate(shape) if d != dim)
+    kept = not single or keep_dim
+    out_shape = tuple(shape) if kept else tuple(s for d, s in enumerate(shape) if d != dim)
     out = ctx.em.fresh(out_shape, "i64")
 
     def body(*vs):
@@ -143,7 +144,8 @@ def order_statistic(ctx, x: Tensor, dim, position_of, keepdim: bool):
 
 @op("kthvalue", torch.kthvalue, methods=("kthvalue",))
 def kthvalue(ctx, x, k, dim=-1, keepdim=False):
-    values, index = order_statistic(ctx, x, dim if x.ndim else None, lambda n: int(k) - 1, keepdim and x.ndim > 0)
+    values, index = order_statistic(ctx, x, dim if x.ndim else None, lambda n: int(k) - 1,
+                                    keepdim and x.ndim > 0)
     return ValuesIndices(values, index)
 
 
