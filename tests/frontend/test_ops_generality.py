@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from .helpers import translate_and_run
@@ -164,6 +165,40 @@ case("order_statistic_values_with_ties", lambda: Fn(lambda x: (torch.topk(x, 4).
      lambda: [tied(3, 8)])
 
 
+# ------------------------------------------------------------------------------------------ sampling
+
+def grid(*shape, scale=1.2, seed=3):
+    """Sampling positions reaching past [-1, 1], so every padding mode matters."""
+    return r(*shape, seed=seed).clamp(-1.0, 1.0) * scale
+
+
+for _mode in ("bilinear", "nearest"):
+    for _pad in ("zeros", "border", "reflection"):
+        for _align in (False, True):
+            case(f"grid_sample_{_mode}_{_pad}_{'align' if _align else 'noalign'}",
+                 (lambda m, p, a: lambda: Fn(lambda x, g: F.grid_sample(x, g, mode=m, padding_mode=p,
+                                                                       align_corners=a)))(_mode, _pad, _align),
+                 lambda: [r(2, 3, 4, 5), grid(2, 3, 6, 2)])
+case("grid_sample_3d", lambda: Fn(lambda x, g: (F.grid_sample(x, g, align_corners=False),
+                                                F.grid_sample(x, g, mode="nearest", padding_mode="reflection"))),
+     lambda: [r(1, 2, 3, 4, 5), grid(1, 2, 3, 2, 3)])
+case("affine_grid_sample", lambda: Fn(lambda x, theta: F.grid_sample(
+         x, F.affine_grid(theta, [2, 3, 5, 4], align_corners=False), align_corners=False)),
+     lambda: [r(2, 3, 6, 7), r(2, 2, 3, scale=0.7)])
+case("affine_grid", lambda: Fn(lambda t2, t3: (F.affine_grid(t2, [2, 1, 3, 4], align_corners=True),
+                                               F.affine_grid(t3, [2, 1, 2, 3, 4], align_corners=False))),
+     lambda: [r(2, 2, 3), r(2, 3, 4)])
+case("interpolate_bicubic", lambda: Fn(lambda x: (F.interpolate(x, scale_factor=2, mode="bicubic"),
+                                                  F.interpolate(x, size=(3, 7), mode="bicubic", align_corners=True),
+                                                  nn.Upsample(scale_factor=1.5, mode="bicubic")(x))),
+     lambda: [r(2, 3, 4, 5)])
+case("interpolate_antialias", lambda: Fn(lambda x: (F.interpolate(x, size=(3, 4), mode="bilinear", antialias=True),
+                                                    F.interpolate(x, scale_factor=0.4, mode="bicubic", antialias=True),
+                                                    F.interpolate(x, size=(12, 5), mode="bilinear", antialias=True,
+                                                                  align_corners=True))),
+     lambda: [r(1, 2, 9, 11)])
+
+
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_operator_matches_pytorch(name, dtype):
@@ -174,7 +209,9 @@ def test_operator_matches_pytorch(name, dtype):
 
 #: Cases run through the TVM llvm build as well (their guards and nested gathers are the delicate part).
 LLVM_CASES = ["rotary_from_positions", "scatter_last_write", "scatter_reduce_mean_excl", "index_put_both_ways",
-              "item_assignment", "masked_scatter", "sort_stable_ties", "order_statistics_untied"]
+              "item_assignment", "masked_scatter", "sort_stable_ties", "order_statistics_untied",
+              "grid_sample_bilinear_reflection_noalign", "grid_sample_nearest_zeros_align", "grid_sample_3d",
+              "interpolate_antialias"]
 
 
 class FrozenWrite(nn.Module):

@@ -11,6 +11,7 @@ from . import (  # noqa: F401
     pooling,
     recurrent,
     reductions,
+    sampling,
     scatter,
     shape,
     sorting,

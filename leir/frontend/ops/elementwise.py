@@ -321,9 +321,18 @@ def _truncated(ctx, x: Tensor) -> Tensor:
     return ctx.em.elementwise(x.shape, "i64", [x], lambda a: a)
 
 
-def _floor_int(ctx, x: Tensor) -> Tensor:
+def floor_int(ctx, x: Tensor) -> Tensor:
+    """``floor(x)`` as i64 (truncation, one less where that rounded up)."""
     t = _truncated(ctx, x)
     return ctx.em.elementwise(x.shape, "i64", [t, x], lambda ti, a: E.sub(ti, E.ite(E.cmp(a, "<", ti), 1, 0)))
+
+
+def round_int(ctx, x: Tensor) -> Tensor:
+    """``x`` rounded half to even (as ``torch.round`` and C's ``nearbyint``), as i64."""
+    low = floor_int(ctx, x)
+    frac = ctx.em.elementwise(x.shape, x.dtype, [x, low], E.sub)
+    return ctx.em.elementwise(x.shape, "i64", [low, frac], lambda f, d: E.add(
+        f, E.ite(E.cmp(d, ">", 0.5), 1, E.ite(E.cmp(d, "<", 0.5), 0, BinOp("%", f, E.lit(2))))))
 
 
 def _round_decimals(ctx, x: Tensor, decimals: int, round_fn) -> Tensor:
@@ -350,16 +359,11 @@ def _rounding(name, *functions, methods=()):
             t = _truncated(ctx, x)
             return ew(ctx, [x, t], E.sub)
         if name == "floor":
-            return ew(ctx, [_floor_int(ctx, x)], lambda a: a)
+            return ew(ctx, [floor_int(ctx, x)], lambda a: a)
         if name == "ceil":
             t = _truncated(ctx, x)
             return ew(ctx, [t, x], lambda ti, a: E.add(ti, E.ite(E.cmp(a, ">", ti), 1, 0)))
-        # round half to even, as torch.round
-        low = _floor_int(ctx, x)
-        frac = ctx.em.elementwise(x.shape, x.dtype, [x, low], E.sub)
-        rounded = ctx.em.elementwise(x.shape, "i64", [low, frac], lambda f, d: E.add(
-            f, E.ite(E.cmp(d, ">", 0.5), 1, E.ite(E.cmp(d, "<", 0.5), 0, BinOp("%", f, E.lit(2))))))
-        return ew(ctx, [rounded], lambda a: a)
+        return ew(ctx, [round_int(ctx, x)], lambda a: a)
 
     op(name, *functions, methods=methods)(emit)
 
