@@ -153,7 +153,8 @@ def _build_in_parts(program: Program, spec: dict[str, Any], info: ProgramInfo | 
     if not info.ok:
         raise LeirCheckError(info.errors)
     params = tuple(Param(d.name, d.role, d.dtype, tuple(d.shape)) for d in program.signature.tensors)
-    return build_split(program, spec, info, size, lambda part: build(part, spec, cache=False, split=0), params)
+    return build_split(program, spec, info, size,
+                       lambda part: build(part, spec, cache=False, split=0), params)
 
 
 def cuda_source(program: Program | Lowered, *, info: ProgramInfo | None = None,

@@ -120,14 +120,6 @@ class SplitKernel:
         self.target = kernels[0].target
         self.versions = dict(kernels[0].versions)
 
-    @property
-    def output_names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.params if p.role == "output")
-
-    @property
-    def input_names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.params if p.role != "output")
-
     def _all(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         env = dict(arrays)
         for kernel, part in zip(self.kernels, self.parts, strict=True):
@@ -135,9 +127,10 @@ class SplitKernel:
         return env
 
     def run(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        missing = [n for n in self.input_names if n not in arrays]
+        known = [p.name for p in self.params if p.role != "output"]
+        missing = [n for n in known if n not in arrays]
         if missing:
-            raise ValueError(f"missing input array {missing[0]!r} (expected {list(self.input_names)})")
+            raise ValueError(f"missing input array {missing[0]!r} (expected {known})")
         env = self._all(arrays)
         from verifier.inputs import exchange_dtype
 
