@@ -182,7 +182,8 @@ class _Translator:
             raise UnsupportedOperatorError(name, detail="the result depends on tensor values at run time")
         args = _map_args(node.args, self.env)
         kwargs = _map_args(node.kwargs, self.env)
-        if node.op == "call_function" and node.target in (operator.setitem, torch.Tensor.__setitem__):
+        if (node.op == "call_function" and node.target is operator.setitem) or (
+                node.op == "call_method" and node.target == "__setitem__"):  # the latter on a real tensor
             return self.assign_item(node, args)
         if "out" in kwargs and kwargs["out"] is None:
             kwargs = {k: v for k, v in kwargs.items() if k != "out"}
