@@ -1,6 +1,7 @@
 """Frontend coverage and speed over the built-in workloads.
 
-Usage: ``python bench/frontend.py [--dtype f32|f64] [--no-verify] [--match TEXT]``.
+Usage: ``python bench/frontend.py [--dtype f32|f64] [--no-verify] [--match TEXT]``, or
+``python bench/frontend.py --build-scaling [--depths 4,8,16,32]``.
 
 For every workload in ``workloads/``: translate it (trace, emit, check), and unless ``--no-verify``
 build the program for ``llvm``, run it on the file's own inputs and compare with eager PyTorch
@@ -11,6 +12,11 @@ build the program for ``llvm``, run it on the file's own inputs and compare with
 * translation time per workload, and as a ratio against a baseline measured in the same run on the
   same model: plain ``torch.fx.symbolic_trace`` followed by one eager forward (what any fx-based
   converter has to do before emitting anything), so the figure survives a noisy shared machine.
+
+``--build-scaling`` instead translates a stack of ``depth`` conv + batch-norm + ReLU6 blocks with a
+residual (MobileNet-like) for each depth and builds it for llvm twice: as one function, and split into
+parts (``verifier.split_build``); it prints both build times against the number of top-level blocks and
+their ratio, so the growth of each (superlinear vs linear) shows in one run.
 """
 
 from __future__ import annotations
@@ -42,12 +48,56 @@ def baseline_seconds(model, inputs) -> float:
     return time.perf_counter() - start
 
 
+class _Stack(torch.nn.Module):
+    """``depth`` MobileNet-like blocks: depthwise 3x3 conv, batch norm, ReLU6, pointwise conv, residual."""
+
+    def __init__(self, depth: int, channels: int = 8) -> None:
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(torch.nn.Sequential(
+            torch.nn.Conv2d(channels, channels, 3, padding=1, groups=channels, bias=False),
+            torch.nn.BatchNorm2d(channels), torch.nn.ReLU6(), torch.nn.Conv2d(channels, channels, 1))
+            for _ in range(depth))
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = x + block(x)
+        return x
+
+
+def build_scaling(depths: list[int]) -> int:
+    from verifier.build import build
+
+    print("Build time against program length (llvm; one function vs split into parts)")
+    print(f"  {'depth':>6}{'blocks':>8}{'whole s':>10}{'split s':>10}{'parts':>7}{'whole/split':>13}"
+          f"{'split ms/block':>16}")
+    for depth in depths:
+        torch.manual_seed(0)
+        model = _Stack(depth).eval()
+        program = translate_module(model, [torch.randn(1, 8, 8, 8)]).program
+        blocks = len(program.body.blocks)
+        start = time.perf_counter()
+        build(program, "llvm", split=0, cache=False)
+        whole = time.perf_counter() - start
+        start = time.perf_counter()
+        kernel = build(program, "llvm", split=24, cache=False)
+        split = time.perf_counter() - start
+        parts = len(getattr(kernel, "kernels", [kernel]))
+        print(f"  {depth:>6}{blocks:>8}{whole:>10.2f}{split:>10.2f}{parts:>7}{whole / split:>13.2f}"
+              f"{split * 1000 / blocks:>16.1f}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dtype", default="f32", choices=("f32", "f64", "f16"))
     parser.add_argument("--no-verify", action="store_true", help="translate only (no TVM build/run)")
     parser.add_argument("--match", default="", help="only workloads whose id contains TEXT")
+    parser.add_argument("--build-scaling", action="store_true",
+                        help="build time of one function vs split parts against the number of blocks")
+    parser.add_argument("--depths", default="4,8,16,32", help="stack depths for --build-scaling")
     args = parser.parse_args()
+    if args.build_scaling:
+        return build_scaling([int(d) for d in args.depths.split(",")])
     if not args.no_verify:
         from leir.frontend.reference import TorchReference
         from verifier.build import build

@@ -35,7 +35,9 @@ LOOP_KINDS: tuple[str, ...] = ("L", "P", "V", "U", "B")
 ROLES: tuple[str, ...] = ("input", "param", "const", "output")
 
 #: One-argument and two-argument intrinsic calls.
-UNARY_CALLS = frozenset({"exp", "log", "sqrt", "abs", "erf"})
+#: ``sin``/``cos`` are a documented superset of the public language (docs/leir.md §6): rotary embeddings
+#: computed in ``forward`` need them, and no public program uses them, so the corpus is unchanged.
+UNARY_CALLS = frozenset({"exp", "log", "sqrt", "abs", "erf", "sin", "cos"})
 BINARY_CALLS = frozenset({"max", "min"})
 #: Arithmetic operators (``//`` and ``%`` are meant for integer index expressions).
 BINARY_OPS = frozenset({"+", "-", "*", "/", "**", "//", "%"})
@@ -126,7 +128,7 @@ class Neg:
 
 @dataclass(frozen=True, slots=True)
 class Call:
-    """``exp log sqrt abs erf`` (one argument) or ``max min`` (two)."""
+    """``exp log sqrt abs erf sin cos`` (one argument) or ``max min`` (two)."""
 
     func: str
     args: tuple[Expr, ...]

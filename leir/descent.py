@@ -19,7 +19,7 @@ _TOKEN_RE = re.compile(
   | (?P<LOOPS>([LPVUB]\s*\^\s*\{\s*[0-9]+\s*\}\s*_\s*\{\s*[a-z][a-z0-9_]*\s*=\s*0\s*\}\s*)+)
   | (?P<TREF>[A-Z][a-z]*\s*\^\s*\{\s*[a-z0-9]+\s*,\s*[a-z]+\s*\}
         (\s*_\{\s*([a-z][a-z0-9_]*|[0-9]+)\s*(,\s*([a-z][a-z0-9_]*|[0-9]+)\s*)*\})?)
-  | (?P<FUNC1>(exp|log|sqrt|abs|erf)(?=\s*\())
+  | (?P<FUNC1>(exp|log|sqrt|abs|erf|sin|cos)(?=\s*\())
   | (?P<FUNC2>(max|min)(?=\s*\())
   | (?P<ITE>if_then_else(?![a-z0-9_]))
   | (?P<INF>inf(?![a-z0-9_]))

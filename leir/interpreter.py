@@ -22,7 +22,7 @@ Semantics implemented (LEIR.md sections 4–6 plus the project's decisions in do
   tensor written as f64) converts the stored value to the annotated dtype, then to the statement's dtype.
 * ``f16`` computes in float16. ``bf16`` is emulated: float32 arithmetic, rounded to bfloat16 (nearest, ties to
   even) on every store. ``bool`` statements compute in i64 and store ``value != 0``. Integer overflow wraps.
-  ``erf`` uses ``math.erf`` in double precision, then converts.
+  ``erf`` uses ``math.erf`` in double precision, then converts; ``sin``/``cos`` use NumPy's.
 
 How it runs: each block is executed *vectorised* over the loops whose iterations provably touch disjoint
 elements of everything the block writes (a loop variable that appears bare at the same position in every
@@ -556,6 +556,10 @@ def _call(func: str, args: list[np.ndarray], cdt: np.dtype) -> np.ndarray:
         out = np.log(xf)
     elif func == "sqrt":
         out = np.sqrt(xf)
+    elif func == "sin":
+        out = np.sin(xf)
+    elif func == "cos":
+        out = np.cos(xf)
     elif func == "erf":
         out = _erf(xf.astype(np.float64)).astype(np.float64) if xf.size else xf.astype(np.float64)
     else:

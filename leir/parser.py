@@ -64,7 +64,7 @@ _TERMINAL_NAMES = {
     "TREF": "a tensor reference like A^{f32,g}_{i}",
     "LVAR": "a loop variable",
     "NUMBER": "a number",
-    "FUNC1": "exp/log/sqrt/abs/erf",
+    "FUNC1": "exp/log/sqrt/abs/erf/sin/cos",
     "FUNC2": "max/min",
     "CMP": "a comparison (< <= > >= == !=)",
     "BINOP": "an operator (+ - * / // % **)",

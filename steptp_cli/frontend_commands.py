@@ -26,6 +26,10 @@ def register(subparsers) -> None:
                         help="floating-point dtype of the model and inputs (default f32)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
                         help="override a module-level constant before the file runs (repeatable)")
+    parser.add_argument("--input-shape", action="append", default=[], metavar="INDEX=SHAPE",
+                        dest="input_shapes",
+                        help="resize input INDEX of get_inputs() (sizes written there, e.g. 0=2,3,32,32; "
+                             "repeatable)")
     parser.add_argument("--target-neutral", action="store_true",
                         help="plain L loops only (default: first output dimension bound to B^{n}_{tx=0})")
     parser.add_argument("--keep-dead-blocks", action="store_true",
@@ -38,7 +42,7 @@ def register(subparsers) -> None:
 
 def run_translate(args: argparse.Namespace) -> int:
     from leir.errors import LeirError
-    from leir.frontend import SourceError, parse_set, translate_file
+    from leir.frontend import SourceError, parse_input_shape, parse_set, translate_file
     from leir.frontend.values import save_npz
     from leir.program import dump_program
 
@@ -47,14 +51,16 @@ def run_translate(args: argparse.Namespace) -> int:
         raise UsageError(f"no such file: {path}")
     try:
         sets = dict(parse_set(text) for text in args.sets)
+        shapes = dict(parse_input_shape(text) for text in args.input_shapes)
         translation = translate_file(path, sets=sets, dtype=args.dtype, target_neutral=args.target_neutral,
-                                     keep_dead_blocks=args.keep_dead_blocks)
+                                     keep_dead_blocks=args.keep_dead_blocks, input_shapes=shapes)
     except SourceError as exc:
         raise UsageError(str(exc)) from exc
     except LeirError as exc:
         print(f"steptp translate: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    comment = f"translated from {path.name}" + (f" with {' '.join(args.sets)}" if args.sets else "")
+    options = [*args.sets, *(f"input {s}" for s in args.input_shapes)]
+    comment = f"translated from {path.name}" + (f" with {' '.join(options)}" if options else "")
     text = dump_program(translation.program, comment=comment)
     if args.output is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")

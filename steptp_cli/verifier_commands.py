@@ -36,6 +36,9 @@ def register(subparsers) -> None:
     parser.add_argument("--source", metavar="X.py", help="the PyTorch source program: the reference")
     parser.add_argument("--set", metavar="N=V", action="append", default=[],
                         help="override a size of the source program (repeatable)")
+    parser.add_argument("--input-shape", metavar="INDEX=SHAPE", action="append", default=[],
+                        dest="input_shapes",
+                        help="resize input INDEX of the source's get_inputs() (repeatable)")
     parser.add_argument("--params", metavar="FILE.npz", help="parameter/constant values keyed by LEIR name")
     parser.add_argument("--reference", choices=("auto", "interpreter", "parent", "none"), default="auto",
                         help="what to compare with when no --source is given (default: auto)")
@@ -63,6 +66,16 @@ def _read_program(path_text: str):
 
 class _InvalidInput(Exception):
     """The file was read but is not a valid program (exit 1, not 2)."""
+
+
+def _parse_input_shapes(items: list[str]) -> dict[int, tuple[int, ...]]:
+    """``--input-shape`` values read exactly as ``translate`` reads them."""
+    from leir.frontend.loading import SourceError, parse_input_shape
+
+    try:
+        return dict(parse_input_shape(item) for item in items)
+    except SourceError as exc:
+        raise UsageError(str(exc)) from exc
 
 
 def _parse_sets(items: list[str]) -> dict[str, object]:
@@ -121,13 +134,14 @@ def run_verify(args: argparse.Namespace) -> int:
         params = _load_params(Path(args.params))
     elif beside.exists():
         params = _load_params(beside)
-    if args.set and not args.source:
-        raise UsageError("--set needs --source")
+    if (args.set or args.input_shapes) and not args.source:
+        raise UsageError("--set and --input-shape need --source")
     reference: object
     if args.source:
         if not Path(args.source).is_file():
             raise UsageError(f"cannot read {args.source}")
-        reference = TorchSourceReference(args.source, _parse_sets(args.set), source_dtype(program))
+        reference = TorchSourceReference(args.source, _parse_sets(args.set), source_dtype(program),
+                                         _parse_input_shapes(args.input_shapes))
     elif args.reference == "interpreter":
         reference = InterpreterReference(first or parent or program)
     elif args.reference in ("parent", "none"):

@@ -99,21 +99,27 @@ KERNEL_CACHE_SIZE = 32
 
 
 def build(program_or_lowered: Program | Lowered, target: str | dict[str, Any] = "llvm", *,
-          info: ProgramInfo | None = None, cache: bool = True) -> Kernel:
+          info: ProgramInfo | None = None, cache: bool = True, split: int | None = None) -> Kernel:
     """Lower (if needed) and compile. Raises ``LeirCheckError``, ``LoweringError`` (and its
     ``GpuLimitError``/``BuildError`` subclasses). Programs (not ``Lowered``) hit a small in-process
-    kernel cache unless ``cache=False``."""
+    kernel cache unless ``cache=False``.
+
+    ``split``: build a program in parts of about this many top-level blocks (``verifier.split_build``);
+    by default an llvm program longer than twice ``DEFAULT_GROUP_BLOCKS`` is split, ``0`` never splits.
+    """
     spec = tg.resolve(target)
     if cache and isinstance(program_or_lowered, Program):
-        key = (program_or_lowered, tg.key(spec))
+        key = (program_or_lowered, tg.key(spec), split)
         if key in _KERNELS:
             _KERNELS.move_to_end(key)
             return _KERNELS[key]
-        kernel = build(program_or_lowered, spec, info=info, cache=False)
+        kernel = build(program_or_lowered, spec, info=info, cache=False, split=split)
         _KERNELS[key] = kernel
         while len(_KERNELS) > KERNEL_CACHE_SIZE:
             _KERNELS.popitem(last=False)
         return kernel
+    if isinstance(program_or_lowered, Program) and _split_size(program_or_lowered, spec, split):
+        return _build_in_parts(program_or_lowered, spec, info, _split_size(program_or_lowered, spec, split))
     if isinstance(program_or_lowered, Lowered):
         lowered = program_or_lowered
         if spec["kind"] != lowered.target["kind"]:  # the TIR depends on the target kind only
@@ -125,6 +131,30 @@ def build(program_or_lowered: Program | Lowered, target: str | dict[str, Any] = 
     except tvm_a.AdapterError as exc:
         raise BuildError(str(exc)) from exc
     return Kernel(lowered=lowered, executable=executable, target=spec, versions=dict(lowered.versions))
+
+
+def _split_size(program: Program, spec: dict[str, Any], split: int | None) -> int:
+    """Blocks per part, or 0 to build the program as one function."""
+    from verifier.split_build import DEFAULT_GROUP_BLOCKS
+
+    if split is None:
+        long = len(program.body.blocks) > 2 * DEFAULT_GROUP_BLOCKS
+        return DEFAULT_GROUP_BLOCKS if spec["kind"] == "llvm" and long else 0
+    return split if 0 < split < len(program.body.blocks) else 0
+
+
+def _build_in_parts(program: Program, spec: dict[str, Any], info: ProgramInfo | None, size: int):
+    from leir.checker import check
+    from leir.errors import LeirCheckError
+    from verifier.lowering import Param
+    from verifier.split_build import build_split
+
+    info = info or check(program)
+    if not info.ok:
+        raise LeirCheckError(info.errors)
+    params = tuple(Param(d.name, d.role, d.dtype, tuple(d.shape)) for d in program.signature.tensors)
+    return build_split(program, spec, info, size,
+                       lambda part: build(part, spec, cache=False, split=0), params)
 
 
 def cuda_source(program: Program | Lowered, *, info: ProgramInfo | None = None,

@@ -119,6 +119,7 @@ _RESERVED = set(keyword.kwlist) | {"range", "T", "main", "int", "float", "bool",
 _GPU_VAR = re.compile(r"^([bt])([xyz])")
 _INDEX_DTYPE = "int32"
 _CALL = {"exp": "T.exp", "log": "T.log", "sqrt": "T.sqrt", "erf": "T.erf", "abs": "T.abs",
+         "sin": "T.sin", "cos": "T.cos",
          "max": "T.max", "min": "T.min"}
 
 
@@ -693,7 +694,7 @@ class _Writer:
             return self._binop(e, dtype, ranges)
         if isinstance(e, A.Call):
             args = [self.expr(a, dtype, ranges) for a in e.args]
-            if e.func in ("exp", "log", "sqrt", "erf") and dtype not in _FLOAT_WIDTH:
+            if e.func in ("exp", "log", "sqrt", "erf", "sin", "cos") and dtype not in _FLOAT_WIDTH:
                 return f"T.Cast(\"{tdt}\", {_CALL[e.func]}(T.Cast(\"float64\", {args[0]})))"
             return f"{_CALL[e.func]}({', '.join(args)})"
         if isinstance(e, A.IfThenElse):

@@ -93,25 +93,32 @@ class TorchSourceReference:
 
     kind = "torch"
 
-    def __init__(self, path: str | Path, sets: Mapping[str, Any] | None = None, dtype: str = "f32"):
+    def __init__(self, path: str | Path, sets: Mapping[str, Any] | None = None, dtype: str = "f32",
+                 input_shapes: Mapping[int, tuple[int, ...]] | None = None):
         self.path = str(Path(path).resolve())
         self.sets = dict(sets or {})
         self.dtype = dtype
+        #: ``--input-shape INDEX=SHAPE`` resizes of get_inputs() entries.
+        self.input_shapes = {int(k): tuple(v) for k, v in (input_shapes or {}).items()}
         self._impl = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"path": self.path, "sets": self.sets, "dtype": self.dtype, "_impl": None}
+        return {"path": self.path, "sets": self.sets, "dtype": self.dtype, "input_shapes": self.input_shapes,
+                "_impl": None}
 
     def _torch(self):
         if self._impl is None:
             module = importlib.import_module("leir.frontend.reference")
-            self._impl = module.TorchReference(self.path, self.sets, self.dtype)
+            self._impl = module.TorchReference(self.path, self.sets, self.dtype,
+                                               input_shapes=getattr(self, "input_shapes", {}))
         return self._impl
 
     def identity(self) -> str:
         digest = hashlib.sha256(Path(self.path).read_bytes()).hexdigest()[:16]
         sets = json.dumps(self.sets, sort_keys=True, default=str)
-        return f"torch:{digest}:{sets}:{self.dtype}"
+        shapes = getattr(self, "input_shapes", {})
+        resized = f":{sorted(shapes.items())}" if shapes else ""  # unchanged identity without resizes
+        return f"torch:{digest}:{sets}:{self.dtype}{resized}"
 
     def outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         return {k: np.asarray(v) for k, v in self._torch().outputs(dict(arrays)).items()}

@@ -11,7 +11,7 @@ whose program has passed ``leir.checker.check``. Operators without a translation
 """
 
 from .errors import FrontendError, UnsupportedOperatorError
-from .loading import SourceError, load_source, parse_set
+from .loading import SourceError, load_source, parse_input_shape, parse_set
 from .translate import Translation, translate_file, translate_module
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "Translation",
     "UnsupportedOperatorError",
     "load_source",
+    "parse_input_shape",
     "parse_set",
     "translate_file",
     "translate_module",

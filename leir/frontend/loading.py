@@ -118,6 +118,80 @@ def apply_sets(source: str, sets: dict[str, Any], filename: str) -> ast.Module:
     return ast.fix_missing_locations(tree)
 
 
+def parse_input_shape(text: str) -> tuple[int, tuple[int, ...]]:
+    """``INDEX=SHAPE`` (``0=2,3,32,32`` or ``0=(2, 3, 32, 32)``) → (index, shape)."""
+    if "=" not in text:
+        raise SourceError(f"--input-shape expects INDEX=SHAPE, got {text!r}")
+    index, raw = (part.strip() for part in text.split("=", 1))
+    try:
+        position = int(index)
+        value = ast.literal_eval(raw if raw.startswith(("(", "[")) else f"({raw},)")
+        shape = tuple(int(s) for s in (value if isinstance(value, tuple | list) else (value,)))
+    except (ValueError, SyntaxError, TypeError):
+        raise SourceError(f"--input-shape: {text!r} is not INDEX=SHAPE (like 0=2,3,32,32)") from None
+    if position < 0 or any(s < 0 for s in shape):
+        raise SourceError(f"--input-shape: {text!r}: the index and the sizes must not be negative")
+    return position, shape
+
+
+def _factory_call(node: ast.expr) -> ast.Call | None:
+    """The creating call of an input expression: ``torch.randn(...)`` also inside ``.cuda()``/``.to(..)``
+    /``.float()`` chains."""
+    while isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+            node = func.value  # x.cuda(), x.to(device), x.float(): the size is in the inner call
+            continue
+        return node
+    return None
+
+
+def _resize_call(call: ast.Call, shape: tuple[int, ...]) -> None:
+    """The size arguments of a factory call replaced by ``shape`` (a tuple/list argument, a ``size=``
+    keyword, or else the positional sizes: ``torch.randint(0, 10, (n,))``, ``torch.rand(n, 3, 224, 224)``)."""
+    new = ast.Tuple([ast.Constant(s) for s in shape], ast.Load())
+    for kw in call.keywords:
+        if kw.arg == "size":
+            kw.value = new
+            return
+    for i, arg in enumerate(call.args):
+        if isinstance(arg, ast.Tuple | ast.List):
+            call.args[i] = new
+            return
+    call.args = [ast.Constant(s) for s in shape]
+
+
+def apply_input_shapes(tree: ast.Module, shapes: dict[int, tuple[int, ...]], filename: str) -> None:
+    """Rewrite the creating calls of the chosen ``get_inputs()`` entries to the given shapes.
+
+    The entry is found in the returned list (``return [torch.rand(2, 3, 224, 224)]``) or, when the list
+    names a variable, in that variable's assignment inside ``get_inputs``; the call keeps its kind
+    (``rand``/``randn``/``randint``/``ones``...), so the values keep their distribution.
+    """
+    if not shapes:
+        return
+    func = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
+    if func is None:
+        raise SourceError(f"--input-shape: {filename} has no get_inputs()")
+    returned = next((n.value for n in ast.walk(func) if isinstance(n, ast.Return)), None)
+    if not isinstance(returned, ast.List | ast.Tuple):
+        raise SourceError(f"--input-shape: get_inputs() of {filename} does not return a list display")
+    assigned = {target.id: n.value for n in ast.walk(func) if isinstance(n, ast.Assign)
+                for target in n.targets if isinstance(target, ast.Name)}
+    for index, shape in shapes.items():
+        if index >= len(returned.elts):
+            raise SourceError(f"--input-shape: get_inputs() of {filename} returns {len(returned.elts)} "
+                              f"inputs, there is no input {index}")
+        entry = returned.elts[index]
+        if isinstance(entry, ast.Name) and entry.id in assigned:
+            entry = assigned[entry.id]
+        call = _factory_call(entry)
+        if call is None:
+            raise SourceError(f"--input-shape: input {index} of get_inputs() in {filename} is not created "
+                              f"by a call whose size can be rewritten ({ast.unparse(entry)})")
+        _resize_call(call, shape)
+
+
 def seed_everything(seed: int = 0) -> None:
     torch.manual_seed(seed)
     random.seed(seed)
@@ -144,8 +218,10 @@ def cast_value(value: Any, dtype: torch.dtype) -> Any:
 
 
 def load_source(path: str | Path, sets: dict[str, Any] | None = None, dtype: str = "f32",
-                source: str | None = None) -> LoadedSource:
-    """Run the file (with ``sets`` applied), build ``Model(*get_init_inputs())`` and ``get_inputs()``."""
+                source: str | None = None,
+                input_shapes: dict[int, tuple[int, ...]] | None = None) -> LoadedSource:
+    """Run the file (with ``sets`` and ``input_shapes`` applied), build ``Model(*get_init_inputs())`` and
+    ``get_inputs()``."""
     path = Path(path)
     if dtype not in DTYPES:
         raise SourceError(f"unknown dtype {dtype!r}; choose from {', '.join(DTYPES)}")
@@ -155,7 +231,10 @@ def load_source(path: str | Path, sets: dict[str, Any] | None = None, dtype: str
         except OSError as exc:
             raise SourceError(f"cannot read {path}: {exc}") from exc
     tree = apply_sets(source, dict(sets or {}), str(path))
-    digest = hashlib.sha256((str(path.resolve()) + repr(sorted((sets or {}).items()))).encode()).hexdigest()
+    apply_input_shapes(tree, dict(input_shapes or {}), str(path))
+    tree = ast.fix_missing_locations(tree)
+    key = repr(sorted((sets or {}).items())) + repr(sorted((input_shapes or {}).items()))
+    digest = hashlib.sha256((str(path.resolve()) + key).encode()).hexdigest()
     module = types.ModuleType(f"steptp_frontend_src_{digest[:16]}")
     module.__file__ = str(path)
     sys.modules[module.__name__] = module

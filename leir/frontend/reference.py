@@ -24,11 +24,12 @@ class TorchReference:
     """Eager PyTorch execution of a KernelBench-style file, keyed by LEIR tensor names."""
 
     def __init__(self, path: str | Path, sets: Mapping[str, Any] | None = None, dtype: str = "f32",
-                 *, target_neutral: bool = False) -> None:
+                 *, target_neutral: bool = False,
+                 input_shapes: Mapping[int, tuple[int, ...]] | None = None) -> None:
         self.path = Path(path)
         self.sets = dict(sets or {})
         self.dtype = dtype
-        self.loaded = load_source(self.path, self.sets, dtype)
+        self.loaded = load_source(self.path, self.sets, dtype, input_shapes=dict(input_shapes or {}))
         #: The (checked) translation of this very model instance: its param tensors are the module's own.
         self.translation: Translation = translate_module(
             self.loaded.model, self.loaded.inputs, source_path=str(self.path), target_neutral=target_neutral)

@@ -97,13 +97,27 @@ def op(name: str, *functions: Any, methods: tuple[str, ...] = (), modules: tuple
 
 def lookup(node, module=None) -> OpDef | None:
     if node.op == "call_function":
-        return FUNCTIONS.get(node.target)
+        return FUNCTIONS.get(node.target) or _by_public_name(node.target)
     if node.op == "call_method":
         return METHODS.get(node.target)
     if node.op == "call_module":
         for cls in type(module).__mro__:
             if cls in MODULES:
                 return MODULES[cls]
+    return None
+
+
+def _by_public_name(target: Any) -> OpDef | None:
+    """The public function a C binding stands for: ``torch.export``'s tracer records the bindings
+    themselves (``torch._C._nn.pad`` for ``F.pad``), and those are other objects than the Python wrappers."""
+    module = getattr(target, "__module__", None) or ""
+    name = getattr(target, "__name__", None)
+    if not name or not module.startswith("torch._C"):
+        return None
+    for namespace in (torch.nn.functional, torch, torch.special, torch.linalg):
+        public = getattr(namespace, name, None)
+        if public is not None and public in FUNCTIONS:
+            return FUNCTIONS[public]
     return None
 
 

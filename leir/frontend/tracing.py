@@ -2,15 +2,17 @@
 
 Plain ``torch.fx.symbolic_trace`` first (it keeps ``nn`` modules as leaves and ``F.*`` calls as such, the
 level the emitters work at); when the forward branches on shapes, the meta tracer (which knows every
-tensor's shape while tracing) takes over. The concrete run gives every node's shape and dtype (what
-ShapeProp would record) and the value of every non-tensor node (``x.size(0)``, shape arithmetic), so the
-emitters only ever see concrete sizes.
+tensor's shape while tracing) takes over, and when that fails too (loops over sizes read from tensors,
+shape assertions), ``torch.export``'s dynamo front end with every shape fixed. The concrete run gives
+every node's shape and dtype (what ShapeProp would record) and the value of every non-tensor node
+(``x.size(0)``, shape arithmetic), so the emitters only ever see concrete sizes.
 """
 
 from __future__ import annotations
 
 import contextlib
 import inspect
+import operator
 import re
 import sysconfig
 import traceback
@@ -183,13 +185,36 @@ def _restore(current: dict[str, Any], saved: dict[str, Any]) -> None:
     current.update(saved)
 
 
+def _proxy_setitem(self: fx.Proxy, key: Any, value: Any) -> None:
+    self.tracer.create_proxy("call_function", operator.setitem, (self, key, value), {})
+
+
+@contextlib.contextmanager
+def _item_assignment() -> Iterator[None]:
+    """``x[:, 0] = y`` recorded as an ``operator.setitem`` node while tracing.
+
+    fx proxies do not support item assignment (``TypeError``); the translator treats the node as the
+    in-place write it is, and running the graph (``operator.setitem`` on real tensors) does the write.
+    """
+    had = "__setitem__" in vars(fx.Proxy)
+    saved = vars(fx.Proxy).get("__setitem__")
+    fx.Proxy.__setitem__ = _proxy_setitem
+    try:
+        yield
+    finally:
+        if had:
+            fx.Proxy.__setitem__ = saved
+        else:
+            del fx.Proxy.__setitem__
+
+
 def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
     model = _wrap_leaf(model, len(inputs))
     defaults = _unsupplied_defaults(model, len(inputs))
     try:
         tracer = fx.Tracer()
         tracer.record_stack_traces = True
-        with _state_kept(model) as kept, _TraceGuard() as guard:
+        with _state_kept(model) as kept, _TraceGuard() as guard, _item_assignment():
             graph = tracer.trace(model, concrete_args=defaults or None)
         _refuse_random(guard)
         _refuse_state_updates(kept, guard)
@@ -210,7 +235,7 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
                 # The meta tracer warns for every node whose metadata it cannot compute (parameters live
                 # on the CPU, not on ``meta``); the concrete run afterwards records every shape anyway.
                 warnings.filterwarnings("ignore", message="Could not compute metadata", category=UserWarning)
-                with _state_kept(model) as kept, _TraceGuard() as guard:
+                with _state_kept(model) as kept, _TraceGuard() as guard, _item_assignment():
                     graph = tracer.trace(model, meta_args=meta_args,
                                          concrete_args={**defaults, **concrete} or None)
             _refuse_random(guard)
@@ -218,11 +243,40 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
             return fx.GraphModule(tracer.root, graph)
         except UnsupportedOperatorError:
             raise
-        except Exception as second:  # noqa: BLE001
-            raise TraceFailure(
-                f"cannot trace {type(model).__name__}: torch.fx: {type(first).__name__}: {first}; "
-                f"meta tracer: {type(second).__name__}: {second}"
-            ) from second
+        except Exception as second:  # noqa: BLE001 - last resort: torch.export's tracer, shapes fixed
+            try:
+                return export_trace(model, inputs)
+            except UnsupportedOperatorError:
+                raise
+            except Exception as third:  # noqa: BLE001
+                raise TraceFailure(
+                    f"cannot trace {type(model).__name__}; tried torch.fx.symbolic_trace: "
+                    f"{_reason(first)}; the meta tracer: {_reason(second)}; "
+                    f"torch.export (dynamo, fixed shapes): {_reason(third)}"
+                ) from third
+
+
+def _reason(exc: BaseException) -> str:
+    """One line saying why a tracer failed (dynamo's messages run to pages of log pointers)."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:400]
+
+
+def export_trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
+    """The forward as ``torch.export``'s front end (dynamo) sees it on these inputs, every shape fixed.
+
+    Dynamo runs the Python of ``forward`` itself, so loops over sizes computed from tensors
+    (``for i in range(x.size(1) // w)``) unroll and shape assertions (``assert L == H * W``) are checked
+    rather than traced; the graph stays at the level of ``torch``/``F`` calls (``aten_graph=False``), which
+    the registry knows, with the module's own parameters as attributes.
+    """
+    import torch._dynamo as dynamo
+
+    dynamo.reset()
+    with warnings.catch_warnings(), _state_kept(model):
+        warnings.simplefilter("ignore")
+        gm, _guards = dynamo.export(model, aten_graph=False, assume_static_by_default=True)(*inputs)
+    return gm
 
 
 class _Recorder(fx.Interpreter):

@@ -183,6 +183,9 @@ class _Translator:
             raise UnsupportedOperatorError(name, detail="the result depends on tensor values at run time")
         args = _map_args(node.args, self.env)
         kwargs = _map_args(node.kwargs, self.env)
+        if (node.op == "call_function" and node.target is operator.setitem) or (
+                node.op == "call_method" and node.target == "__setitem__"):  # the latter on a real tensor
+            return self.assign_item(node, args)
         if "out" in kwargs and kwargs["out"] is None:
             kwargs = {k: v for k, v in kwargs.items() if k != "out"}
         if not _is_real_tensor_result(real):
@@ -210,10 +213,27 @@ class _Translator:
         result = entry.fn(*call_args, **kwargs)
         _check_result(name, result, real)
         if _inplace(node, module) and node.args and isinstance(node.args[0], fx.Node):
+            _refuse_frozen_write(node.args[0], name)
             self.env[node.args[0]] = result
             if node.args[0].op == "get_attr":  # later reads of the attribute are new get_attr nodes
                 self.attr_writes[str(node.args[0].target)] = result
         return result
+
+    def assign_item(self, node: fx.Node, args) -> None:
+        """``x[key] = value``: ``x`` is rebound to its new value, as for an in-place method."""
+        from .ops.scatter import setitem
+
+        self._seen("setitem")
+        target = node.args[0]
+        if not isinstance(target, fx.Node):
+            raise UnsupportedOperatorError("setitem", detail="assignment into a value that is not traced")
+        _refuse_aliased_write(target, node)
+        _refuse_frozen_write(target, "setitem")
+        result = setitem(Ctx(self.em, node, None, None), *args)
+        self.env[target] = result
+        if target.op == "get_attr":
+            self.attr_writes[str(target.target)] = result
+        return None
 
     def _seen(self, name: str) -> None:
         if name not in self.ops_seen:
@@ -245,6 +265,55 @@ class _Translator:
                 self.block_sources.append(None)
             result.append(value)
         return result
+
+
+#: Operators whose result may share storage with their first argument (a write through it changes both).
+_VIEWS = {"view", "view_as", "reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten",
+          "narrow", "select", "expand", "expand_as", "diagonal", "unfold", "movedim", "swapaxes", "swapdims",
+          "unbind", "split", "chunk", "getitem", "contiguous", "as_strided", "unflatten", "T", "mT", "detach"}
+
+
+def _refuse_aliased_write(target: fx.Node, write: fx.Node) -> None:
+    """A write into a view changes the tensor it views too; refuse it when that tensor is read later."""
+    order = {n: i for i, n in enumerate(write.graph.nodes)}
+
+    def read_later(node: fx.Node) -> bool:
+        return any(order[user] > order[write] for user in node.users)
+
+    def refuse(name: str, what: str) -> None:
+        raise UnsupportedOperatorError(
+            "setitem", detail=f"assignment {what} ({name}) read afterwards; the write would change both, "
+                              "which LEIR's separate tensors cannot share",
+            supported="assignment into a tensor that is not a view and has no views in use "
+                      "(clone it first)")
+
+    name = _node_op_name(target)
+    if name in _VIEWS and target.args and isinstance(target.args[0], fx.Node) and read_later(target.args[0]):
+        refuse(name, "through a view whose base is")
+    for user in target.users:
+        earlier_view = order[user] < order[write] and _node_op_name(user) in _VIEWS
+        if user is not write and earlier_view and read_later(user):
+            refuse(_node_op_name(user), "into a tensor with an earlier view")
+
+
+def _refuse_frozen_write(target: fx.Node, name: str) -> None:
+    """fx runs a factory call that reads no traced value (``torch.zeros(4, 5)``) while tracing and keeps
+    each later *use* of the result as its own frozen constant, so an in-place write into it never
+    reaches the reads: refuse instead of translating the unwritten value."""
+    if target.op == "get_attr" and str(target.target).startswith("_tensor_constant"):
+        raise UnsupportedOperatorError(
+            name, detail="in-place write into a tensor created in forward from no input (torch.fx freezes "
+                         "it at trace time, so later reads would not see the write)",
+            supported="create it from an input: x.new_zeros(...), torch.zeros_like(x), "
+                      "torch.zeros(..., dtype=x.dtype)")
+
+
+def _node_op_name(node: fx.Node) -> str:
+    if node.op == "call_method":
+        return str(node.target)
+    if node.op == "call_function":
+        return getattr(node.target, "__name__", "")
+    return ""
 
 
 _METADATA_METHODS = {"size", "dim", "numel", "nelement", "ndimension", "type", "get_device", "is_contiguous",
@@ -384,9 +453,10 @@ def translate_module(model: torch.nn.Module, inputs: list[Any], *, target_neutra
 
 def translate_file(path: str | Path, *, sets: dict[str, Any] | None = None, dtype: str = "f32",
                    target_neutral: bool = False, check: bool = True,
-                   keep_dead_blocks: bool = False) -> Translation:
+                   keep_dead_blocks: bool = False,
+                   input_shapes: dict[int, tuple[int, ...]] | None = None) -> Translation:
     """Translate a KernelBench-style file (``Model``, ``get_inputs``, ``get_init_inputs``)."""
-    loaded = load_source(path, sets, dtype)
+    loaded = load_source(path, sets, dtype, input_shapes=input_shapes)
     return translate_module(loaded.model, loaded.inputs, target_neutral=target_neutral,
                             source_path=str(Path(path)), check=check, keep_dead_blocks=keep_dead_blocks)
 

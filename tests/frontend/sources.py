@@ -42,7 +42,7 @@ import torch.nn as nn
 class Model(nn.Module):
     def forward(self, x):
         y = x * 2
-        return torch.sin(y)
+        return torch.lgamma(y)
 
 
 def get_inputs():
@@ -52,7 +52,7 @@ def get_inputs():
 def get_init_inputs():
     return []
 '''
-#: The line of ``torch.sin`` in ``UNSUPPORTED``.
+#: The line of ``torch.lgamma`` in ``UNSUPPORTED``.
 UNSUPPORTED_LINE = 8
 
 DATA_DEPENDENT = '''\

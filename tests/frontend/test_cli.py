@@ -63,7 +63,7 @@ def test_unsupported_operator_exits_1_with_location(tmp_path, capsys):
     path = write(tmp_path, "bad.py", UNSUPPORTED)
     assert main(["translate", str(path), "-o", str(tmp_path / "bad.leir")]) == 1
     err = capsys.readouterr().err
-    assert "sin" in err and f"{path}:8" in err
+    assert "lgamma" in err and f"{path}:8" in err
     assert not (tmp_path / "bad.leir").exists()
 
 
@@ -118,3 +118,15 @@ def test_translate_keeps_dead_blocks_on_request(tmp_path):
     full, lean = load_program(kept.read_text()), load_program(dropped.read_text())
     assert len(full.body.blocks) == len(lean.body.blocks) + 1  # the unused argmax block
     assert full.body.blocks[0] == lean.body.blocks[0]
+
+
+def test_input_shape_shrinks_get_inputs_for_translate_and_verify(tmp_path):
+    from .test_loading import LITERAL_SIZES
+
+    source = write(tmp_path, "literal.py", LITERAL_SIZES)
+    out = tmp_path / "literal.leir"
+    shapes = ["--input-shape", "0=2,3,8,8", "--input-shape", "1=2", "--input-shape", "2=3"]
+    assert main(["translate", str(source), *shapes, "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "f32[2, 3, 8, 8]" in text and "input 0=2,3,8,8" in text
+    assert main(["verify", str(out), "--source", str(source), *shapes, "--no-cache"]) == 0

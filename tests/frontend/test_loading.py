@@ -92,3 +92,51 @@ def test_set_accepts_list_values(tmp_path):
 def test_set_refuses_a_value_that_is_no_literal(tmp_path):
     with pytest.raises(SourceError, match="not a Python literal"):
         load_source(write(tmp_path, "layers.py", LAYERS), {"layer_sizes": object()})
+
+
+LITERAL_SIZES = '''\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, classes):
+        super().__init__()
+        self.fc = nn.Linear(3, classes)
+
+    def forward(self, x, target, scale):
+        pooled = x.mean(dim=(2, 3))
+        return nn.functional.cross_entropy(self.fc(pooled), target) * scale.sum()
+
+
+def get_inputs():
+    target = torch.randint(0, 10, (16,)).cuda()
+    return [torch.rand(16, 3, 224, 224), target, torch.ones(size=(4,))]
+
+
+def get_init_inputs():
+    return [10]
+'''
+
+
+def test_input_shape_rewrites_sizes_written_inside_get_inputs(tmp_path):
+    from leir.frontend import parse_input_shape
+
+    path = write(tmp_path, "literal.py", LITERAL_SIZES)
+    shapes = dict(parse_input_shape(t) for t in ("0=2,3,8,8", "1=(2,)", "2=[3]"))
+    assert shapes == {0: (2, 3, 8, 8), 1: (2,), 2: (3,)}
+    loaded = load_source(path, input_shapes=shapes)
+    x, target, scale = loaded.inputs
+    assert x.shape == (2, 3, 8, 8) and bool((x >= 0).all())  # still torch.rand: same distribution
+    assert target.shape == (2,) and target.dtype.is_floating_point is False and int(target.max()) < 10
+    assert scale.shape == (3,) and bool((scale == 1).all())
+
+
+@pytest.mark.parametrize("text, needle", [("0", "INDEX=SHAPE"), ("a=2", "INDEX=SHAPE"), ("0=-1", "negative"),
+                                          ("5=2", "no input 5")])
+def test_bad_input_shape_is_a_source_error(tmp_path, text, needle):
+    from leir.frontend import parse_input_shape
+
+    path = write(tmp_path, "literal.py", LITERAL_SIZES)
+    with pytest.raises(SourceError, match=needle):
+        load_source(path, input_shapes=dict([parse_input_shape(text)]))

@@ -126,3 +126,48 @@ def test_in_place_update_of_state_from_no_input_is_refused_and_undone():
     assert "count" in str(info.value) and "in place" in str(info.value)
     assert info.value.location is not None and "test_tracing.py:" in info.value.location
     assert torch.equal(model.count, torch.ones(5))  # tracing's own run of add_ was undone
+
+
+class ShapeFacts(nn.Module):
+    """What neither fx tracer follows: a shape assertion and a loop over a size read from a tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = nn.LayerNorm(4)
+        self.fc = nn.Linear(4, 4)
+        self.window = 2
+
+    def forward(self, x):
+        batch, length, channels = x.shape
+        assert length == self.window * 3, "input feature has wrong size"
+        parts = []
+        for i in range(x.size(1) // self.window):
+            parts.append(self.fc(self.norm(x[:, i * self.window:(i + 1) * self.window])))
+        # F.pad reaches the graph as its C binding (torch._C._nn.pad), looked up by its public name
+        return torch.nn.functional.pad(torch.cat(parts, 1) + x, (1, 0))
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_export_fallback_traces_shape_assertions_and_size_loops(dtype):
+    from leir.frontend.tracing import trace
+
+    assert any(n.op == "call_function" for n in trace(ShapeFacts(), [torch.randn(2, 6, 4)]).graph.nodes)
+    t = translate_and_run(ShapeFacts(), [torch.randn(2, 6, 4)], dtype)
+    assert {"linear", "layer_norm", "pad"} <= set(t.ops_seen)
+
+
+def test_a_model_no_tracer_handles_names_every_tracer_and_why():
+    from leir.frontend.tracing import TraceFailure
+
+    class ValueBranch(nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                return x * 2
+            return x - 1
+
+    with pytest.raises(TraceFailure) as info:
+        translate_module(ValueBranch(), [torch.randn(3)])
+    message = str(info.value)
+    for tracer in ("torch.fx.symbolic_trace", "the meta tracer", "torch.export"):
+        assert tracer in message
+    assert "TraceError" in message and "Data-dependent branching" in message  # each tracer's own reason

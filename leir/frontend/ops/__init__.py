@@ -11,7 +11,10 @@ from . import (  # noqa: F401
     pooling,
     recurrent,
     reductions,
+    sampling,
+    scatter,
     shape,
+    sorting,
     transformer,
     windows,
 )

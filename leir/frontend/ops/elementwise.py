@@ -146,6 +146,10 @@ _unary("log1p", lambda x: E.log(E.add(1, x)), torch.log1p, methods=("log1p",))
 _unary("log2", lambda x: E.div(E.log(x), E.lit(0.6931471805599453)), torch.log2, methods=("log2",))
 _unary("log10", lambda x: E.div(E.log(x), E.lit(2.302585092994046)), torch.log10, methods=("log10",))
 _unary("exp2", lambda x: E.exp(E.mul(x, E.lit(0.6931471805599453))), torch.exp2, methods=("exp2",))
+# sin/cos: LEIR's documented superset of the public call set (docs/leir.md §6), for rotary embeddings
+_unary("sin", lambda x: E.call("sin", x), torch.sin, methods=("sin", "sin_"))
+_unary("cos", lambda x: E.call("cos", x), torch.cos, methods=("cos", "cos_"))
+_unary("tan", lambda x: E.div(E.call("sin", x), E.call("cos", x)), torch.tan, methods=("tan", "tan_"))
 _unary("sinh", lambda x: E.div(E.sub(E.exp(x), E.exp(E.neg(x))), 2), torch.sinh, methods=("sinh",))
 _unary("cosh", lambda x: E.div(E.add(E.exp(x), E.exp(E.neg(x))), 2), torch.cosh, methods=("cosh",))
 _unary("asinh", lambda x: E.log(E.add(x, E.sqrt(E.add(E.mul(x, x), 1)))), torch.asinh, methods=("asinh",))
@@ -317,9 +321,18 @@ def _truncated(ctx, x: Tensor) -> Tensor:
     return ctx.em.elementwise(x.shape, "i64", [x], lambda a: a)
 
 
-def _floor_int(ctx, x: Tensor) -> Tensor:
+def floor_int(ctx, x: Tensor) -> Tensor:
+    """``floor(x)`` as i64 (truncation, one less where that rounded up)."""
     t = _truncated(ctx, x)
     return ctx.em.elementwise(x.shape, "i64", [t, x], lambda ti, a: E.sub(ti, E.ite(E.cmp(a, "<", ti), 1, 0)))
+
+
+def round_int(ctx, x: Tensor) -> Tensor:
+    """``x`` rounded half to even (as ``torch.round`` and C's ``nearbyint``), as i64."""
+    low = floor_int(ctx, x)
+    frac = ctx.em.elementwise(x.shape, x.dtype, [x, low], E.sub)
+    return ctx.em.elementwise(x.shape, "i64", [low, frac], lambda f, d: E.add(
+        f, E.ite(E.cmp(d, ">", 0.5), 1, E.ite(E.cmp(d, "<", 0.5), 0, BinOp("%", f, E.lit(2))))))
 
 
 def _round_decimals(ctx, x: Tensor, decimals: int, round_fn) -> Tensor:
@@ -346,16 +359,11 @@ def _rounding(name, *functions, methods=()):
             t = _truncated(ctx, x)
             return ew(ctx, [x, t], E.sub)
         if name == "floor":
-            return ew(ctx, [_floor_int(ctx, x)], lambda a: a)
+            return ew(ctx, [floor_int(ctx, x)], lambda a: a)
         if name == "ceil":
             t = _truncated(ctx, x)
             return ew(ctx, [t, x], lambda ti, a: E.add(ti, E.ite(E.cmp(a, ">", ti), 1, 0)))
-        # round half to even, as torch.round
-        low = _floor_int(ctx, x)
-        frac = ctx.em.elementwise(x.shape, x.dtype, [x, low], E.sub)
-        rounded = ctx.em.elementwise(x.shape, "i64", [low, frac], lambda f, d: E.add(
-            f, E.ite(E.cmp(d, ">", 0.5), 1, E.ite(E.cmp(d, "<", 0.5), 0, BinOp("%", f, E.lit(2))))))
-        return ew(ctx, [rounded], lambda a: a)
+        return ew(ctx, [round_int(ctx, x)], lambda a: a)
 
     op(name, *functions, methods=methods)(emit)
 

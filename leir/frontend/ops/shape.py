@@ -526,10 +526,12 @@ def _edge_pad_dim(ctx, x: Tensor, dim: int, lo: int, hi: int, mode: str) -> Tens
 @op("interpolate", F.interpolate, modules=(nn.Upsample,))
 def interpolate(ctx, *args, **kwargs):
     """Resizing: ``nearest`` reads ``floor(i*in/out)``; ``linear``/``bilinear``/``trilinear`` blend the
-    2^d neighbours, with source indices and weights (which depend on shapes only) as small constants."""
+    2^d neighbours, with source indices and weights (which depend on shapes only) as small constants;
+    ``bicubic`` and ``antialias=True`` apply PyTorch's own per-dim weights (``sampling``)."""
+    antialias, size = False, None
     if ctx.module is not None:
         m, x = args[0], args[1]
-        mode, scale, align = m.mode, m.scale_factor, m.align_corners
+        mode, scale, align, size = m.mode, m.scale_factor, m.align_corners, m.size
         recompute = getattr(m, "recompute_scale_factor", None)
     else:
         x = args[0]
@@ -538,9 +540,11 @@ def interpolate(ctx, *args, **kwargs):
         v = dict(zip(names, [kwargs.get(nm, args[i + 1] if i + 1 < len(args) else d)
                              for i, (nm, d) in enumerate(zip(names, defaults, strict=True))], strict=True))
         mode, scale, align = v["mode"], v["scale_factor"], v["align_corners"]
-        recompute = v["recompute_scale_factor"]
-        if v["antialias"]:
-            raise UnsupportedOperatorError("interpolate", detail="antialias=True")
+        recompute, antialias, size = v["recompute_scale_factor"], bool(v["antialias"]), v["size"]
+    if mode == "bicubic" or (antialias and mode in ("bilinear", "bicubic")):
+        from .sampling import interpolate_by_weights
+
+        return interpolate_by_weights(ctx, x, size, scale, mode, align, recompute, antialias)
     shape = ctx.shape
     lead = 2
     n = x.ndim - lead
@@ -551,7 +555,7 @@ def interpolate(ctx, *args, **kwargs):
         return _nearest(ctx, x, shape, scales)
     if mode not in ("linear", "bilinear", "trilinear"):
         raise UnsupportedOperatorError("interpolate", detail=f"mode={mode!r}",
-                                       supported="nearest, linear, bilinear, trilinear")
+                                       supported="nearest, linear, bilinear, trilinear, bicubic")
     return _multilinear(ctx, x, shape, scales, bool(align))
 
 
