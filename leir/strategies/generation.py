@@ -152,7 +152,8 @@ class Generator:
     """Breadth-first generation over ``sources``; see the module docstring."""
 
     def __init__(self, sources: Sequence[Source], config: GenerationConfig, *, verify: VerifyFn | None,
-                 workers: int = 1, progress: Callable[[int, int], None] | None = None):
+                 workers: int = 1, progress: Callable[[int, int], None] | None = None,
+                 strategies: Sequence[Strategy] | None = None):
         self.sources = list(sources)
         self.config = config
         self.verify = verify
@@ -160,7 +161,9 @@ class Generator:
         #: ``progress(done, newly_planned)``: steps finished, and steps added to the known total.
         self.progress = progress or (lambda done, planned: None)
         names = config.strategies
-        self.strategies: list[Strategy] = [s for s in all_strategies() if names is None or s.name in names]
+        pool = all_strategies() if strategies is None else strategies
+        #: Registered ones by default; a caller may pass instances (tests pass deliberately broken ones).
+        self.strategies: list[Strategy] = [s for s in pool if names is None or s.name in names]
         self.generator = {"name": "steptp", "version": generator_version(), "seed": config.seed,
                           "config": config.to_json()}
 
@@ -284,8 +287,9 @@ class Generator:
 
 
 def generate(sources: Iterable[Source], config: GenerationConfig, output: str | Path, *,
-             verify: VerifyFn | None, workers: int = 1,
-             progress: Callable[[int, int], None] | None = None) -> GenerationSummary:
+             verify: VerifyFn | None, workers: int = 1, progress: Callable[[int, int], None] | None = None,
+             strategies: Sequence[Strategy] | None = None) -> GenerationSummary:
     """Run a generation into ``output`` (appending to, and resuming, what is already there)."""
     with StepWriter(output) as writer:
-        return Generator(list(sources), config, verify=verify, workers=workers, progress=progress).run(writer)
+        return Generator(list(sources), config, verify=verify, workers=workers, progress=progress,
+                         strategies=strategies).run(writer)
