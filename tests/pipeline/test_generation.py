@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from leir.ast import Program
 from leir.program import program_from_json, program_hash
 from leir.strategies import Level, Site, Strategy, TraceBuilder, all_strategies
@@ -178,12 +180,20 @@ def test_strategy_bugs_become_failure_records_and_generation_goes_on(tmp_path):
     assert any(r["status"] == "unverified" for r in records)  # the real strategies still ran
 
 
-def test_a_step_whose_kernel_differs_from_its_parent_is_a_failure_record(tmp_path):
+@pytest.fixture(scope="module")
+def verify_two_workers():
+    """``verifier.verify`` on one warm pool of two sandbox workers, shared by this module's tests."""
+    from steptp_cli.dataset_commands import make_verify
+
+    verify, pool = make_verify(workers=2, cache=False)
+    yield verify
+    pool.close()
+
+
+def test_a_step_whose_kernel_differs_from_its_parent_is_a_failure_record(tmp_path, verify_two_workers):
     """A deliberately wrong 'exact' rewrite (x -> x*1.5): the verifier's fail outcome lands on the record."""
     from leir.ast import Assign, BinOp, Body, Num, Paren
     from leir.rewrite import with_body
-    from steptp_cli.dataset_commands import make_verify
-
     class Scales(_Broken):
         number, name = 905, "scales_an_output"
 
@@ -194,13 +204,9 @@ def test_a_step_whose_kernel_differs_from_its_parent_is_a_failure_record(tmp_pat
             blocks = program.body.blocks
             return with_body(program, Body((*blocks[:-1], _map_block(blocks[-1], scale))))
 
-    verify, pool = make_verify(workers=1, cache=False)
-    try:
-        path = tmp_path / "s.jsonl"
-        generate(sources(("level1/softmax",)), GenerationConfig(depth=1), path, verify=verify,
-                 strategies=[Scales()])
-    finally:
-        pool.close()
+    path = tmp_path / "s.jsonl"
+    generate(sources(("level1/softmax",)), GenerationConfig(depth=1), path, verify=verify_two_workers,
+             strategies=[Scales()])
     (record,) = load_records(path)
     assert record["status"] == "failed", record["failure"]
     assert record["failure"]["stage"] == "verification", record["failure"]
@@ -214,16 +220,10 @@ def _map_block(block, fn):
     return Block(block.loops, tuple(_map_block(i, fn) if isinstance(i, Block) else fn(i) for i in block.items))
 
 
-def test_verified_steps_of_exact_strategies_are_equal_pass(tmp_path):
-    from steptp_cli.dataset_commands import make_verify
-
-    verify, pool = make_verify(workers=2, cache=False)
-    try:
-        path = tmp_path / "v.jsonl"
-        generate(sources(("level1/layer_norm",)), GenerationConfig(depth=1, max_steps_per_state=6), path,
-                 verify=verify, workers=2)
-    finally:
-        pool.close()
+def test_verified_steps_of_exact_strategies_are_equal_pass(tmp_path, verify_two_workers):
+    path = tmp_path / "v.jsonl"
+    generate(sources(("level1/layer_norm",)), GenerationConfig(depth=1, max_steps_per_state=6), path,
+             verify=verify_two_workers, workers=2)
     records = list(load_records(path))
     assert records
     for r in records:
