@@ -5,7 +5,14 @@ from __future__ import annotations
 import hashlib
 import random
 
-from leir.strategies.filtering import DEFAULT, TRIVIALLY_GAMEABLE, FilterPolicy, Group, apply_policy, get_policy
+from leir.strategies.filtering import (
+    DEFAULT,
+    TRIVIALLY_GAMEABLE,
+    FilterPolicy,
+    Group,
+    apply_policy,
+    get_policy,
+)
 
 
 def _records(counts: dict[str, int], status="verified"):
