@@ -36,6 +36,7 @@ from leir.strategies.records import (
     Record,
     SourceInfo,
     dumps,
+    state_json,
     step_id,
     step_record,
     verification_json,
@@ -182,8 +183,7 @@ class Generator:
                 for source, states in frontiers:
                     children = self._level(source, states, depth, writer, pool, summary)
                     fresh = []
-                    for child in children:
-                        child_hash = program_hash(child)
+                    for child, child_hash in children:
                         if child_hash not in seen:
                             seen.add(child_hash)
                             fresh.append(child)
@@ -201,12 +201,13 @@ class Generator:
 
     def _level(self, source: Source, states: list[Program], depth: int, writer: StepWriter,
                pool: ThreadPoolExecutor, summary: GenerationSummary) -> list[Program]:
-        """Every planned step from ``states`` (all at ``depth``); returns the accepted children in order."""
-        children: list[Program] = []
+        """Every planned step from ``states`` (all at ``depth``); the accepted children and their hashes."""
+        children: list[tuple[Program, str]] = []
         window: deque[_Pending] = deque()
         limit = self.workers * 4
         for state in states:
-            state_hash = program_hash(state)
+            parent_state = state_json(state, depth)
+            state_hash = parent_state["hash"]
             plan = plan_steps(state, state_hash, self.strategies, seed=self.config.seed,
                               params_per_site=self.config.params_per_site,
                               max_steps=self.config.max_steps_per_state)
@@ -215,10 +216,10 @@ class Generator:
                 s = broken.strategy
                 record = step_record(source=source.info, parent=state, parent_depth=depth, strategy=s.name,
                                      number=s.number, level=s.level.value, generator=self.generator,
-                                     failure=broken.failure.to_json())
+                                     failure=broken.failure.to_json(), parent_state=parent_state)
                 window.append(self._known(record, writer))
             for planned in plan.steps:
-                window.append(self._pending(source, state, state_hash, depth, planned, writer, pool))
+                window.append(self._pending(source, state, parent_state, depth, planned, writer, pool))
                 while len(window) > limit:
                     self._flush_one(window, writer, summary, children)
         while window:
@@ -229,13 +230,13 @@ class Generator:
         existing = writer.existing.get(record["step_id"])
         return _Pending(build=lambda v, f: record, future=None, child=None, resumed=existing)
 
-    def _pending(self, source: Source, state: Program, state_hash: str, depth: int, planned,
+    def _pending(self, source: Source, state: Program, parent_state: dict[str, Any], depth: int, planned,
                  writer: StepWriter, pool: ThreadPoolExecutor) -> _Pending:
         s = planned.strategy
-        existing = writer.existing.get(step_id(state_hash, s.name, planned.site, planned.params))
+        existing = writer.existing.get(step_id(parent_state["hash"], s.name, planned.site, planned.params))
         common = dict(source=source.info, parent=state, parent_depth=depth, strategy=s.name, number=s.number,
                       level=s.level.value, generator=self.generator, site=planned.site,
-                      site_index=planned.site_index, params=planned.params)
+                      site_index=planned.site_index, params=planned.params, parent_state=parent_state)
         if existing is not None:
             child = (program_from_json(existing["child"]["program"])
                      if existing["status"] != "failed" and existing.get("child") else None)
@@ -265,7 +266,7 @@ class Generator:
                                traceback_summary(exc))
 
     def _flush_one(self, window: deque[_Pending], writer: StepWriter, summary: GenerationSummary,
-                   children: list[Program]) -> None:
+                   children: list[tuple[Program, str]]) -> None:
         pending = window.popleft()
         if pending.resumed is not None:
             record = pending.resumed
@@ -282,7 +283,7 @@ class Generator:
             writer.write(record)
             summary.count(record, resumed=False)
         if record["status"] != "failed" and pending.child is not None:
-            children.append(pending.child)
+            children.append((pending.child, record["child"]["hash"]))
         self.progress(1, 0)
 
 
