@@ -147,6 +147,8 @@ class _Pending:
     future: Future | None
     child: Program | None
     resumed: Record | None = None
+    #: Builds a failure record when ``build`` itself fails (a strategy's parameters that are not JSON …).
+    fallback: Callable[[BaseException], Record] | None = None
 
 
 class Generator:
@@ -241,11 +243,17 @@ class Generator:
             child = (program_from_json(existing["child"]["program"])
                      if existing["status"] != "failed" and existing.get("child") else None)
             return _Pending(build=lambda v, f: existing, future=None, child=child, resumed=existing)
+        def fallback(exc: BaseException) -> Record:
+            safe = {**common, "params": {str(k): repr(v) for k, v in planned.params.items()}}
+            failure = StepFailure("apply", "exception", f"the step could not be recorded: "
+                                  f"{type(exc).__name__}: {exc}", traceback_summary(exc))
+            return step_record(**safe, failure=failure.to_json())
+
         outcome = attempt(state, planned)
         if isinstance(outcome, StepFailure):
             failure = outcome.to_json()
             return _Pending(build=lambda v, f: step_record(**common, failure=failure), future=None,
-                            child=None)
+                            child=None, fallback=fallback)
         step: AppliedStep = outcome
         future = pool.submit(self._verify, step) if self.verify is not None else None
 
@@ -255,7 +263,7 @@ class Generator:
             verification = verification_json(result, step.exactness) if result is not None else None
             return step_record(**common, step=step, verification=verification)
 
-        return _Pending(build=build, future=future, child=step.after)
+        return _Pending(build=build, future=future, child=step.after, fallback=fallback)
 
     def _verify(self, step: AppliedStep) -> Mapping[str, Any] | StepFailure:
         try:
@@ -273,10 +281,15 @@ class Generator:
             summary.count(record, resumed=True)
         else:
             result = pending.future.result() if pending.future is not None else None
-            if isinstance(result, StepFailure):
-                record = pending.build(None, result)
-            else:
-                record = pending.build(result, None)
+            try:
+                record = pending.build(None, result) if isinstance(result, StepFailure) else \
+                    pending.build(result, None)
+                dumps(record)
+            except Exception as exc:  # noqa: BLE001 - an unrecordable step is a failure, not a dead run
+                if pending.fallback is None:
+                    raise
+                record = pending.fallback(exc)
+                pending.child = None
             if record["step_id"] in writer.existing:  # the same step reached twice in one run
                 self.progress(1, 0)
                 return

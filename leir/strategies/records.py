@@ -128,7 +128,8 @@ def step_id(parent_hash: str, strategy: str, site: Site | None, params: Mapping[
     """SHA-256 of what makes a step: the parent state, the strategy, the site and the parameters."""
     payload = {"parent": parent_hash, "strategy": strategy, "site": site.key if site is not None else None,
                "params": params_json(params)}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    # ``default=repr``: a strategy bug (a parameter that is not JSON) still gets an id and a failure record.
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=repr).encode()).hexdigest()
 
 
 def state_json(program: Program, depth: int | None = None) -> dict[str, Any]:
@@ -194,14 +195,21 @@ def verification_json(result: Mapping[str, Any], exactness: Exactness | str) -> 
         "accepted": accepted,
         "outcome": outcome,
         "equal_pass": outcome == "equal_pass",
-        "max_abs_error": result.get("max_abs_error"),
-        "max_rel_error": result.get("max_rel_error"),
+        "max_abs_error": _finite_or_none(result.get("max_abs_error")),
+        "max_rel_error": _finite_or_none(result.get("max_rel_error")),
         "tolerances": tolerances,
         "seconds": sum(measured) if measured else None,
         "versions": {str(k): str(v) for k, v in sorted((result.get("versions") or {}).items())},
         "unhonoured_loops": unhonoured,
         "result": _finite(dict(result)),
     }
+
+
+def _finite_or_none(value: Any) -> float | None:
+    """A measured error for the summary: ``None`` when missing or not finite (the result keeps the text)."""
+    if isinstance(value, int | float) and value == value and value not in (float("inf"), float("-inf")):
+        return float(value)
+    return None
 
 
 def _finite(value: Any) -> Any:

@@ -161,9 +161,20 @@ class QuotesWhatIsNotThere(_Broken):
         return t.build(f"quotes {t.before('Z^{f32,g}_{q}')}", "b", "c", "d")
 
 
+class NonJsonParameter(QuotesWhatIsNotThere):
+    number, name = 906, "non_json_parameter"
+
+    def candidates(self, program):
+        return [Site((0,), params=(ParamSpec("how", (frozenset({1}),)),), where="block 1")]
+
+    def explain(self, before, site, params, after):
+        return TraceBuilder().build("a", "b", "c", "d")
+
+
 def test_strategy_bugs_become_failure_records_and_generation_goes_on(tmp_path):
     path = tmp_path / "s.jsonl"
-    broken = [RaisesInCandidates(), RaisesInApply(), ChangesNothing(), QuotesWhatIsNotThere()]
+    broken = [RaisesInCandidates(), RaisesInApply(), ChangesNothing(), QuotesWhatIsNotThere(),
+              NonJsonParameter()]
     summary = generate(sources(("level1/layer_norm",)), GenerationConfig(depth=1), path, verify=None,
                        strategies=[*broken, *all_strategies()])
     records = list(load_records(path))
@@ -176,7 +187,8 @@ def test_strategy_bugs_become_failure_records_and_generation_goes_on(tmp_path):
     assert failures["changes_nothing"]["kind"] == "refused" and "changes nothing" in \
         failures["changes_nothing"]["reason"]
     assert failures["quotes_what_is_not_there"]["kind"] == "trace_grounding"
-    assert summary.failed == 4
+    assert "could not be recorded: TypeError" in failures["non_json_parameter"]["reason"]
+    assert summary.failed == 5
     assert any(r["status"] == "unverified" for r in records)  # the real strategies still ran
 
 
