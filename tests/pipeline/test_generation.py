@@ -255,3 +255,23 @@ def test_verified_steps_of_exact_strategies_are_equal_pass(tmp_path, verify_two_
 
 def test_workloads_used_here_exist():
     assert len(sources(WORKLOADS)) == len(WORKLOADS)
+
+
+#: What the verifier measured rather than decided: allowed to differ between two runs.
+MEASURED = ("build_seconds", "run_seconds", "time_seconds", "hardware", "log_excerpt", "cache_hit", "timing",
+            "parent_timing", "source_timing", "torch_timing")
+
+
+def test_parallel_verification_writes_records_in_plan_order(tmp_path, verify_two_workers):
+    config = GenerationConfig(depth=1, max_steps_per_state=4, seed=9)
+    runs = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.jsonl"
+        generate(sources(("level1/layer_norm",)), config, path, verify=verify_two_workers, workers=2)
+        records = list(load_records(path))
+        for r in records:
+            r["verification"]["seconds"] = None
+            for key in MEASURED:
+                r["verification"]["result"].pop(key, None)
+        runs.append(records)
+    assert runs[0] == runs[1] and len(runs[0]) >= 2
