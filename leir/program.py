@@ -140,5 +140,10 @@ def _dominant_float(dtypes: Mapping[str, str]) -> str:
 
 def program_hash(program: Program) -> str:
     """Stable content hash (SHA-256 hex) of the signature and the canonical body."""
-    payload = json.dumps(program_to_json(program), sort_keys=True, separators=(",", ":"))
+    return json_program_hash(program_to_json(program))
+
+
+def json_program_hash(data: Mapping[str, Any]) -> str:
+    """``program_hash`` of a program already in its JSON form (saves printing the body twice)."""
+    payload = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()

@@ -134,7 +134,8 @@ def load_sources(specs: list[str], *, shapes: int = 1, seed: int = 0, dtype: str
                 program = translate_file(info.path if info else path, sets=sets, dtype=dtype).program
             except Exception as exc:  # noqa: BLE001 - one untranslatable variant is skipped, not fatal
                 what = sets or "defaults"
-                warn(f"steptp generate: {spec} with {what} skipped: {type(exc).__name__}: {exc}")
+                first_line = (str(exc).splitlines() or [""])[0]
+                warn(f"steptp generate: {spec} with {what} skipped: {type(exc).__name__}: {first_line}")
                 continue
             cost = iteration_count(program)
             if base_cost is None:

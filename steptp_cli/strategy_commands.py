@@ -128,9 +128,9 @@ def run_strategies(args: argparse.Namespace) -> int:
     from leir.strategies import all_strategies
 
     if args.markdown:
-        from leir.strategies.docs import strategies_markdown
+        from steptp_cli.strategy_docs import markdown
 
-        sys.stdout.write(strategies_markdown())
+        sys.stdout.write(markdown())
         return EXIT_OK
     chosen = all_strategies(args.level)
     if args.json:

@@ -36,6 +36,7 @@ from leir.strategies.records import (
     Record,
     SourceInfo,
     dumps,
+    state_json,
     step_id,
     step_record,
     verification_json,
@@ -146,13 +147,16 @@ class _Pending:
     future: Future | None
     child: Program | None
     resumed: Record | None = None
+    #: Builds a failure record when ``build`` itself fails (a strategy's parameters that are not JSON …).
+    fallback: Callable[[BaseException], Record] | None = None
 
 
 class Generator:
     """Breadth-first generation over ``sources``; see the module docstring."""
 
     def __init__(self, sources: Sequence[Source], config: GenerationConfig, *, verify: VerifyFn | None,
-                 workers: int = 1, progress: Callable[[int, int], None] | None = None):
+                 workers: int = 1, progress: Callable[[int, int], None] | None = None,
+                 strategies: Sequence[Strategy] | None = None):
         self.sources = list(sources)
         self.config = config
         self.verify = verify
@@ -160,7 +164,9 @@ class Generator:
         #: ``progress(done, newly_planned)``: steps finished, and steps added to the known total.
         self.progress = progress or (lambda done, planned: None)
         names = config.strategies
-        self.strategies: list[Strategy] = [s for s in all_strategies() if names is None or s.name in names]
+        pool = all_strategies() if strategies is None else strategies
+        #: Registered ones by default; a caller may pass instances (tests pass deliberately broken ones).
+        self.strategies: list[Strategy] = [s for s in pool if names is None or s.name in names]
         self.generator = {"name": "steptp", "version": generator_version(), "seed": config.seed,
                           "config": config.to_json()}
 
@@ -179,8 +185,7 @@ class Generator:
                 for source, states in frontiers:
                     children = self._level(source, states, depth, writer, pool, summary)
                     fresh = []
-                    for child in children:
-                        child_hash = program_hash(child)
+                    for child, child_hash in children:
                         if child_hash not in seen:
                             seen.add(child_hash)
                             fresh.append(child)
@@ -198,12 +203,13 @@ class Generator:
 
     def _level(self, source: Source, states: list[Program], depth: int, writer: StepWriter,
                pool: ThreadPoolExecutor, summary: GenerationSummary) -> list[Program]:
-        """Every planned step from ``states`` (all at ``depth``); returns the accepted children in order."""
-        children: list[Program] = []
+        """Every planned step from ``states`` (all at ``depth``); the accepted children and their hashes."""
+        children: list[tuple[Program, str]] = []
         window: deque[_Pending] = deque()
         limit = self.workers * 4
         for state in states:
-            state_hash = program_hash(state)
+            parent_state = state_json(state, depth)
+            state_hash = parent_state["hash"]
             plan = plan_steps(state, state_hash, self.strategies, seed=self.config.seed,
                               params_per_site=self.config.params_per_site,
                               max_steps=self.config.max_steps_per_state)
@@ -212,10 +218,10 @@ class Generator:
                 s = broken.strategy
                 record = step_record(source=source.info, parent=state, parent_depth=depth, strategy=s.name,
                                      number=s.number, level=s.level.value, generator=self.generator,
-                                     failure=broken.failure.to_json())
+                                     failure=broken.failure.to_json(), parent_state=parent_state)
                 window.append(self._known(record, writer))
             for planned in plan.steps:
-                window.append(self._pending(source, state, state_hash, depth, planned, writer, pool))
+                window.append(self._pending(source, state, parent_state, depth, planned, writer, pool))
                 while len(window) > limit:
                     self._flush_one(window, writer, summary, children)
         while window:
@@ -226,22 +232,28 @@ class Generator:
         existing = writer.existing.get(record["step_id"])
         return _Pending(build=lambda v, f: record, future=None, child=None, resumed=existing)
 
-    def _pending(self, source: Source, state: Program, state_hash: str, depth: int, planned,
+    def _pending(self, source: Source, state: Program, parent_state: dict[str, Any], depth: int, planned,
                  writer: StepWriter, pool: ThreadPoolExecutor) -> _Pending:
         s = planned.strategy
-        existing = writer.existing.get(step_id(state_hash, s.name, planned.site, planned.params))
+        existing = writer.existing.get(step_id(parent_state["hash"], s.name, planned.site, planned.params))
         common = dict(source=source.info, parent=state, parent_depth=depth, strategy=s.name, number=s.number,
                       level=s.level.value, generator=self.generator, site=planned.site,
-                      site_index=planned.site_index, params=planned.params)
+                      site_index=planned.site_index, params=planned.params, parent_state=parent_state)
         if existing is not None:
             child = (program_from_json(existing["child"]["program"])
                      if existing["status"] != "failed" and existing.get("child") else None)
             return _Pending(build=lambda v, f: existing, future=None, child=child, resumed=existing)
+        def fallback(exc: BaseException) -> Record:
+            safe = {**common, "params": {str(k): repr(v) for k, v in planned.params.items()}}
+            failure = StepFailure("apply", "exception", f"the step could not be recorded: "
+                                  f"{type(exc).__name__}: {exc}", traceback_summary(exc))
+            return step_record(**safe, failure=failure.to_json())
+
         outcome = attempt(state, planned)
         if isinstance(outcome, StepFailure):
             failure = outcome.to_json()
             return _Pending(build=lambda v, f: step_record(**common, failure=failure), future=None,
-                            child=None)
+                            child=None, fallback=fallback)
         step: AppliedStep = outcome
         future = pool.submit(self._verify, step) if self.verify is not None else None
 
@@ -251,7 +263,7 @@ class Generator:
             verification = verification_json(result, step.exactness) if result is not None else None
             return step_record(**common, step=step, verification=verification)
 
-        return _Pending(build=build, future=future, child=step.after)
+        return _Pending(build=build, future=future, child=step.after, fallback=fallback)
 
     def _verify(self, step: AppliedStep) -> Mapping[str, Any] | StepFailure:
         try:
@@ -262,30 +274,36 @@ class Generator:
                                traceback_summary(exc))
 
     def _flush_one(self, window: deque[_Pending], writer: StepWriter, summary: GenerationSummary,
-                   children: list[Program]) -> None:
+                   children: list[tuple[Program, str]]) -> None:
         pending = window.popleft()
         if pending.resumed is not None:
             record = pending.resumed
             summary.count(record, resumed=True)
         else:
             result = pending.future.result() if pending.future is not None else None
-            if isinstance(result, StepFailure):
-                record = pending.build(None, result)
-            else:
-                record = pending.build(result, None)
+            try:
+                record = pending.build(None, result) if isinstance(result, StepFailure) else \
+                    pending.build(result, None)
+                dumps(record)
+            except Exception as exc:  # noqa: BLE001 - an unrecordable step is a failure, not a dead run
+                if pending.fallback is None:
+                    raise
+                record = pending.fallback(exc)
+                pending.child = None
             if record["step_id"] in writer.existing:  # the same step reached twice in one run
                 self.progress(1, 0)
                 return
             writer.write(record)
             summary.count(record, resumed=False)
         if record["status"] != "failed" and pending.child is not None:
-            children.append(pending.child)
+            children.append((pending.child, record["child"]["hash"]))
         self.progress(1, 0)
 
 
 def generate(sources: Iterable[Source], config: GenerationConfig, output: str | Path, *,
-             verify: VerifyFn | None, workers: int = 1,
-             progress: Callable[[int, int], None] | None = None) -> GenerationSummary:
+             verify: VerifyFn | None, workers: int = 1, progress: Callable[[int, int], None] | None = None,
+             strategies: Sequence[Strategy] | None = None) -> GenerationSummary:
     """Run a generation into ``output`` (appending to, and resuming, what is already there)."""
     with StepWriter(output) as writer:
-        return Generator(list(sources), config, verify=verify, workers=workers, progress=progress).run(writer)
+        return Generator(list(sources), config, verify=verify, workers=workers, progress=progress,
+                         strategies=strategies).run(writer)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from leir.ast import Program
-from leir.program import program_hash, program_to_json
+from leir.program import json_program_hash, program_to_json
 from leir.strategies.base import AppliedStep, Exactness, Site
 from leir.strategies.traces import Trace
 
@@ -128,12 +128,14 @@ def step_id(parent_hash: str, strategy: str, site: Site | None, params: Mapping[
     """SHA-256 of what makes a step: the parent state, the strategy, the site and the parameters."""
     payload = {"parent": parent_hash, "strategy": strategy, "site": site.key if site is not None else None,
                "params": params_json(params)}
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    # ``default=repr``: a strategy bug (a parameter that is not JSON) still gets an id and a failure record.
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=repr).encode()).hexdigest()
 
 
 def state_json(program: Program, depth: int | None = None) -> dict[str, Any]:
     """``{"hash", "program": {"tensors", "leir"}}`` (plus the state's depth when known)."""
-    data: dict[str, Any] = {"hash": program_hash(program), "program": program_to_json(program)}
+    as_json = program_to_json(program)
+    data: dict[str, Any] = {"hash": json_program_hash(as_json), "program": as_json}
     if depth is not None:
         data["depth"] = depth
     return data
@@ -193,14 +195,21 @@ def verification_json(result: Mapping[str, Any], exactness: Exactness | str) -> 
         "accepted": accepted,
         "outcome": outcome,
         "equal_pass": outcome == "equal_pass",
-        "max_abs_error": result.get("max_abs_error"),
-        "max_rel_error": result.get("max_rel_error"),
+        "max_abs_error": _finite_or_none(result.get("max_abs_error")),
+        "max_rel_error": _finite_or_none(result.get("max_rel_error")),
         "tolerances": tolerances,
         "seconds": sum(measured) if measured else None,
         "versions": {str(k): str(v) for k, v in sorted((result.get("versions") or {}).items())},
         "unhonoured_loops": unhonoured,
         "result": _finite(dict(result)),
     }
+
+
+def _finite_or_none(value: Any) -> float | None:
+    """A measured error for the summary: ``None`` when missing or not finite (the result keeps the text)."""
+    if isinstance(value, int | float) and value == value and value not in (float("inf"), float("-inf")):
+        return float(value)
+    return None
 
 
 def _finite(value: Any) -> Any:
@@ -235,11 +244,16 @@ def step_record(*, source: SourceInfo, parent: Program, parent_depth: int, strat
                 level: str, generator: Mapping[str, Any], site: Site | None = None,
                 site_index: int | None = None, params: Mapping[str, Any] | None = None,
                 step: AppliedStep | None = None, verification: Mapping[str, Any] | None = None,
-                failure: Mapping[str, Any] | None = None) -> Record:
-    """Assemble one record; ``status`` follows from what is given (a failure, a verification, neither)."""
+                failure: Mapping[str, Any] | None = None,
+                parent_state: Mapping[str, Any] | None = None) -> Record:
+    """Assemble one record; ``status`` follows from what is given (a failure, a verification, neither).
+
+    ``parent_state`` is ``state_json(parent, parent_depth)`` when the caller already has it (printing
+    and hashing a state is most of a record's cost, and one state has many steps).
+    """
     params = dict(step.params) if step is not None else dict(params or {})
     site = step.site if step is not None else site
-    parent_state = state_json(parent, parent_depth)
+    parent_state = dict(parent_state) if parent_state is not None else state_json(parent, parent_depth)
     ver = dict(verification) if verification is not None else None
     fail = dict(failure) if failure is not None else (verification_failure(ver) if ver is not None else None)
     status = "failed" if fail is not None else ("verified" if ver is not None else "unverified")

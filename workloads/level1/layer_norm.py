@@ -16,6 +16,7 @@ STEPTP = {
     "ops": ["layer_norm"],
     "license": "Apache-2.0",
     "paper_shapes": {"BATCH": 16, "SEQ": 64, "HIDDEN": 4096},
+    "size_ranges": {"BATCH": [1, 8], "SEQ": [8, 32, 8], "HIDDEN": [32, 128, 32]},
     "description": "nn.LayerNorm((SEQ, HIDDEN)): statistics over a two-axis normalised shape.",
 }
 

@@ -16,6 +16,7 @@ STEPTP = {
     "ops": ["matmul"],
     "license": "Apache-2.0",
     "paper_shapes": {"M": 1024, "K": 4096, "N": 2048},
+    "size_ranges": {"M": [32, 96, 16], "K": [32, 96, 16], "N": [32, 96, 16]},
     "description": "Standard matrix multiplication of an (M, K) by a (K, N) matrix.",
 }
 

@@ -15,6 +15,7 @@ STEPTP = {
     "ops": ["softmax"],
     "license": "Apache-2.0",
     "paper_shapes": {"BATCH": 16, "DIM": 16384},
+    "size_ranges": {"BATCH": [4, 32, 4], "DIM": [64, 512, 64]},
     "description": "torch.softmax(x, dim=-1); max-subtraction keeps it stable.",
 }
 

@@ -27,6 +27,13 @@ STEPTP = {
         "WIDTH": 256,
         "KERNEL_SIZE": 3,
     },
+    "size_ranges": {
+        "BATCH": [1, 4],
+        "IN_CHANNELS": [2, 8, 2],
+        "OUT_CHANNELS": [4, 16, 4],
+        "HEIGHT": [8, 24, 8],
+        "WIDTH": [8, 24, 8],
+    },
     "description": "Conv2d(padding=1) -> GroupNorm(4) -> SiLU.",
 }
 
