@@ -24,12 +24,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import unquote
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-WORDS = ("tile fuse vectorise parallel unroll inline reorder split cache layout prefix softmax rescale "
-         "reduction spatial contiguous stride footprint bytes passes exact equivalent").split()
+WORDS = ["tile", "fuse", "vectorise", "parallel", "unroll", "inline", "reorder", "split", "cache", "layout",
+         "prefix", "softmax", "rescale", "reduction", "spatial", "contiguous", "stride", "footprint", "bytes",
+         "passes", "exact", "equivalent"]
 
 
 def _prepare_database(url: str) -> None:
@@ -54,10 +56,10 @@ def seed(steps: int, rng: random.Random) -> None:
     states = []
     for workload in Workload.objects.all():
         source = workloads.source_state(workload)
-        for variant in range(25):  # distinct states: the source body with a distinct trailing block
-            leir = source.leir
-            states.append(ProgramState(workload=workload, program_hash=f"{variant:04d}{source.program_hash[4:]}",
-                                       tensors=source.tensors, leir=leir, depth=1))
+        for variant in range(25):  # 25 states per workload: real programs, only the hash made distinct
+            digest = f"{variant:04d}{source.program_hash[4:]}"
+            states.append(ProgramState(workload=workload, program_hash=digest, tensors=source.tensors,
+                                       leir=source.leir, depth=1))
     ProgramState.objects.bulk_create(states, ignore_conflicts=True)
     by_workload: dict[int, list[ProgramState]] = {}
     for state in ProgramState.objects.all():
@@ -104,7 +106,7 @@ def timed_requests(client, path: str, params: dict, count: int, rng: random.Rand
         assert response.status_code == 200, response.content[:300]
         following = response.json().get("next")
         if following and "cursor=" in following:
-            cursors.append(following.split("cursor=")[1].split("&")[0])
+            cursors.append(unquote(following.split("cursor=")[1].split("&")[0]))
     return times
 
 
