@@ -1,8 +1,8 @@
 """Site counts of the loop-level strategies over the built-in suite (level1+level2, f32) and the corpus.
 
 Prints one row per strategy: candidate sites over the built-in workloads and over the 388 corpus
-programs, plus how many (site, first parameter) steps went through ``apply_strategy`` (checked,
-grounded) with ``--apply``. A candidate that raises, or whose step fails, is listed with its reason.
+programs, plus with ``--apply`` how many (site, first parameters) steps pass the gates of
+``apply_strategy`` (valid result, grounded trace). A candidate that raises or fails is listed with why.
 
     .venv/bin/python bench/loop_sites.py [--apply] [--strategies loop_split,loop_fusion]
 """
@@ -16,8 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from leir.analysis import program_info  # noqa: E402
 from leir.corpus import load_corpus  # noqa: E402
-from leir.strategies import all_strategies, apply_strategy  # noqa: E402
+from leir.strategies import all_strategies  # noqa: E402
+from leir.strategies.traces import grounding_problems  # noqa: E402
 
 
 def builtin_programs():
@@ -55,9 +57,17 @@ def main() -> int:
                 row[0] += len(sites)
                 row[1] += bool(sites)
                 if args.apply:
-                    for index in range(len(sites)):
+                    for index, site in enumerate(sites):
+                        # the engine's gates without re-listing the candidates for every site
                         try:
-                            apply_strategy(program, strategy, index)
+                            after = strategy.apply(program, site, strategy.default_params(site))
+                            problems = program_info(after).errors
+                            if problems:
+                                raise ValueError(f"invalid result: {problems[0]}")
+                            trace = strategy.explain(program, site, strategy.default_params(site), after)
+                            grounding = grounding_problems(trace, program, after)
+                            if grounding:
+                                raise ValueError(f"ungrounded trace: {grounding[0]}")
                             row[2] += 1
                         except Exception as exc:  # noqa: BLE001
                             failures.append(f"{suite} {pid} {strategy.name} site {index}: {exc!r}")
