@@ -28,9 +28,12 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
 * Loops: ``L`` serial, ``P`` ``T.parallel``, ``V`` ``T.vectorized``, ``U`` ``T.unroll``. Kinds never change
   the result (the language's rule), so a ``P``/``V``/``B`` loop along which a statement inside depends on
   itself — a *race axis*: an enclosing variable absent from the LHS subscript (reductions, accumulations,
-  last-writer assignments) or the axis a recurrence carries — is emitted serial. Only one vectorised level
-  per nest (TVM cannot build nested ``T.vectorized``); LLVM cannot nest parallel loops, so a parallel loop
-  (``P`` or mapped ``B``) inside another is serial.
+  last-writer assignments) or the axis a recurrence carries, or one along which two statements pass
+  values through a tensor (``leir.analysis.loop_race_reason``, the rule the strategies use) — is emitted
+  serial. Only one vectorised level per nest (TVM cannot build nested ``T.vectorized``); LLVM cannot nest
+  parallel loops, so a ``P`` inside another parallel loop is serial. Every loop whose kind is not
+  honoured this way is *reported* (``Lowered.unhonoured_loops``: loop, block path, reason), and the
+  verification record carries the list, so no step claims an effect the built kernel does not have.
 * ``B`` on the CPU (deterministic): block axes (``b<x|y|z>…``) become ``T.parallel`` unless they are race
   axes; thread axes (``t<x|y|z>…``, and any other name) stay serial.
 * ``B`` on cuda is ``T.thread_binding``: ``b<x|y|z>…`` binds ``blockIdx``, ``t<x|y|z>…`` binds ``threadIdx``,
@@ -46,7 +49,8 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
   dtype's finite extreme, TVM's reducer identity, instead of ``∓inf``); any other dependence across a
   bound loop (``blockIdx`` reductions, accumulations) would race and is a ``LoweringError``. GPU limits
   (threads per block ≤ 1024, x/y ≤ 1024 and z ≤ 64 threads, grid y/z ≤ 65535, static shared memory ≤ 48 KB)
-  are checked before building and raise ``GpuLimitError`` naming the loop or tensor.
+  are checked before building by ``leir.gpu_limits.gpu_limit_violations`` (the function ``loop_binding``
+  checks too) and raise ``GpuLimitError`` naming the loop or tensor.
 * Indices are int32 (every corpus tensor has < 2^31 elements; a larger tensor is a ``LoweringError``).
   ``bool`` statements compute in i64 and store ``value != 0``; a read annotated with another dtype than
   the tensor's converts the stored value to the annotation first (as the interpreter does).

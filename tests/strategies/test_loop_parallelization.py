@@ -20,7 +20,7 @@ def test_every_parallelization_of_a_workload_is_honoured(workload_id):
     assert sites
     for index in sorted({0, len(sites) - 1}):
         step = apply_strategy(program, "loop_parallelization", index)
-        assert f"P^{{" in canonical(step.after.body)
+        assert "P^{" in canonical(step.after.body)
         check_step(step, honoured=True)
 
 

@@ -39,17 +39,20 @@ def bound_name(block: Block, axis: str) -> str:
 class LoopBinding(Strategy):
     """Bind a serial spatial loop to a GPU axis: kind ``L`` → ``B``, the variable renamed to the axis.
 
-    EXAMPLE
+    From level1/cat_split_chunk, parameters {'axis': 'ty'}:
+
+    Before: ``B^{4}_{tx=0}L^{24}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a};];``
+    After:  ``B^{4}_{tx=0}B^{24}_{ty=0}[D^{f32,g}_{tx,ty}=A^{f32,g}_{tx,ty};];``
 
     Parameter ``axis``: ``bx by bz`` (blockIdx) or ``tx ty tz`` (threadIdx), every one that is legal.
-    Precondition: the loop is serial ``L`` and spatial (no dependence along it); the axis is not bound
+    Precondition: the loop is serial ``L`` with at least 2 iterations and spatial (no dependence along it); the axis is not bound
     already in the nest; a blockIdx axis is never inside a threadIdx loop (nor a threadIdx axis
     around a blockIdx loop); the launch stays within the CUDA limits — at most 1024 threads per block
     in total, 1024 on x/y and 64 on z, grid y/z at most 65535 — checked by
     ``leir.gpu_limits.gpu_limit_violations``, the function the cuda lowering uses; and a blockIdx
     binding is not added to a nest that already has a ``P`` loop (on the CPU it would then run
     serially). Each iteration keeps its arithmetic: exact (E).
-    """
+    """  # noqa: E501
 
     number = 17
     name = "loop_binding"
@@ -77,6 +80,8 @@ class LoopBinding(Strategy):
     def _problem(self, program: Program, path: tuple[int, ...], lp: Loop, axis: str) -> str | None:
         if lp.kind != "L":
             return f"the loop {loop_text(lp)} is {lp.kind}, not serial L"
+        if lp.extent < 2:
+            return f"the loop {loop_text(lp)} has a single iteration; binding it launches nothing more"
         reason = loop_race_reason(program, path, lp.var)
         if reason:
             return f"the loop {loop_text(lp)} {reason}; bound iterations would race"

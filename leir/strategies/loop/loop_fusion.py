@@ -16,14 +16,17 @@ from leir.strategies.traces import Trace, TraceBuilder
 class LoopFusion(Strategy):
     """Fuse a serial loop and the serial loop directly inside it into one loop over both ranges.
 
-    EXAMPLE
+    From the state loop_split reaches on level1/cat_split_chunk:
+
+    Before: ``B^{4}_{tx=0}L^{12}_{a=0}L^{2}_{c=0}[D^{f32,g}_{tx,a*2+c}=A^{f32,g}_{tx,a*2+c};];``
+    After:  ``B^{4}_{tx=0}L^{24}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a};];``
 
     The fused loop keeps the outer variable ``u`` and runs ``m*n`` iterations; a use ``u*n+w`` (what
     ``loop_split`` writes) becomes ``u`` again, any other use of ``u`` becomes ``u//n`` and of ``w``
-    becomes ``u%n``. Precondition: the two loops are adjacent in one header, both serial ``L``, and
+    becomes ``u%n``. Precondition: the two loops are adjacent in one header, both serial ``L`` with at least 2 iterations, and
     either both spatial or both carrying a dependence (fusing a reduction axis into a spatial one would
     turn a spatial subscript into ``u//n``). The iterations run in the same order: exact (E).
-    """
+    """  # noqa: E501
 
     number = 13
     name = "loop_fusion"
@@ -46,6 +49,8 @@ class LoopFusion(Strategy):
     def _problem(program: Program, path: tuple[int, ...], outer: Loop, inner: Loop) -> str | None:
         if outer.kind != "L" or inner.kind != "L":
             return f"the loops are {outer.kind} and {inner.kind}; only serial L loops fuse"
+        if outer.extent < 2 or inner.extent < 2:
+            return "a loop of a single iteration is not worth a // and % per index"
         pair = {outer.var, inner.var}
         for entry in carried_statements(program, path):
             if len(entry.carried & pair) == 1:

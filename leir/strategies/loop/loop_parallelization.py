@@ -22,14 +22,17 @@ def runs_parallel(lp: Loop) -> bool:
 class LoopParallelization(Strategy):
     """Mark a serial spatial loop ``L`` as parallel ``P``: its iterations run on several CPU cores.
 
-    EXAMPLE
+    From level1/cat_split_chunk:
 
-    Precondition: no statement under the loop carries a dependence along it (not a reduction,
+    Before: ``B^{4}_{tx=0}L^{24}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a};];``
+    After:  ``B^{4}_{tx=0}P^{24}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a};];``
+
+    Precondition: the loop has at least 2 iterations, no statement under the loop carries a dependence along it (not a reduction,
     accumulation, recurrence or last-writer axis, and no tensor passes values between its
     iterations), no other loop of the top-level block already runs in parallel (the CPU lowering runs
     one parallel level per nest, so a second one would silently run serially) and no vectorised loop
     encloses it. Each iteration computes its own elements with the same arithmetic: exact (E).
-    """
+    """  # noqa: E501
 
     number = 15
     name = "loop_parallelization"
@@ -45,6 +48,8 @@ class LoopParallelization(Strategy):
     def _problem(program: Program, path: tuple[int, ...], lp: Loop) -> str | None:
         if lp.kind != "L":
             return f"the loop {loop_text(lp)} is {lp.kind}, not serial L"
+        if lp.extent < 2:
+            return f"the loop {loop_text(lp)} has a single iteration; there is nothing to share"
         reason = loop_race_reason(program, path, lp.var)
         if reason:
             return f"the loop {loop_text(lp)} {reason}; its iterations cannot run in parallel"

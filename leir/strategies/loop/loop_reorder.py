@@ -21,15 +21,18 @@ _MOVABLE = frozenset("LUB")
 class LoopReorder(Strategy):
     """Swap two loops of one block header (the loops between them stay in place).
 
-    EXAMPLE
+    From level1/view_permute:
 
-    Precondition: the loops from the first to the second are ``L``, ``U`` or ``B``; no tensor is
+    Before: ``B^{2}_{tx=0}L^{8}_{a=0}L^{12}_{c=0}L^{8}_{d=0}[C^{f32,g}_{tx,a,c,d}=A^{f32,g}_{tx,d,a,c};];``
+    After:  ``B^{2}_{tx=0}L^{12}_{c=0}L^{8}_{a=0}L^{8}_{d=0}[C^{f32,g}_{tx,a,c,d}=A^{f32,g}_{tx,d,a,c};];``
+
+    Precondition: both loops have at least 2 iterations; the loops from the first to the second are ``L``, ``U`` or ``B``; no tensor is
     accessed by two statements of the block at different subscripts over them; every statement carries a
     dependence along at most one of them — or along several only when it is a reduction whose partial
     values nothing else in the block reads; a blockIdx-bound loop never ends up inside a threadIdx-bound
     one. Exactness per site: when one statement reduces along two of the reordered loops, its terms are
     summed in another order (N); otherwise each element sees the same operations in the same order (E).
-    """
+    """  # noqa: E501
 
     number = 10
     name = "loop_reorder"
@@ -51,6 +54,9 @@ class LoopReorder(Strategy):
 
     def _problem(self, program: Program, path: tuple[int, ...], block: Block, i: int, j: int) -> str | None:
         span = block.loops[i:j + 1]
+        unit = [lp for lp in (block.loops[i], block.loops[j]) if lp.extent < 2]
+        if unit:
+            return f"the loop {loop_text(unit[0])} has a single iteration; moving it changes no order"
         fixed = [lp for lp in span if lp.kind not in _MOVABLE]
         if fixed:
             return f"the loop {loop_text(fixed[0])} is {fixed[0].kind}; only L, U and B loops are reordered"

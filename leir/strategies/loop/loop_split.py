@@ -16,15 +16,17 @@ from leir.strategies.traces import Trace, TraceBuilder
 class LoopSplit(Strategy):
     """Split a serial spatial loop of extent ``n`` into an outer loop of ``n/f`` and an inner loop of ``f``.
 
-    Before: ``B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[J^{f32,g}_{tx,a,c}=(A^{f32,g}_{tx,a,c}-G^{f32,g}_{tx})/...;];``
-    After (``c``, factor 16): ``B^{4}_{tx=0}L^{16}_{a=0}L^{4}_{c=0}L^{16}_{d=0}[J^{f32,g}_{tx,a,c*16+d}=...;];``
+    From level1/cat_split_chunk, parameters {'factor': 2}:
+
+    Before: ``B^{4}_{tx=0}L^{24}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a};];``
+    After:  ``B^{4}_{tx=0}L^{12}_{a=0}L^{2}_{c=0}[D^{f32,g}_{tx,a*2+c}=A^{f32,g}_{tx,a*2+c};];``
 
     The outer loop keeps the variable's name, the inner one takes a fresh name, and every use of the
-    variable becomes ``c*16+d`` (spliced into the sums it appears in, so ``loop_fusion`` gives the
+    variable ``a`` becomes ``a*2+c`` (spliced into the sums it appears in, so ``loop_fusion`` gives the
     original text back). Precondition: the loop is serial ``L``, no statement under it carries a
     dependence along it (a spatial loop), and its extent has a divisor ``1 < f < n`` (parameter
     ``factor``, every such divisor). The iterations run in the same order: exact (E).
-    """
+    """  # noqa: E501
 
     number = 12
     name = "loop_split"

@@ -25,7 +25,10 @@ from leir.strategies.traces import Trace, TraceBuilder
 class LoopTiling(Strategy):
     """Tile two adjacent spatial loops: ``u,w`` become ``u,w`` over tiles, then ``k,m`` inside a tile.
 
-    EXAMPLE
+    From level1/view_permute, parameters {'outer_tile': 2, 'inner_tile': 4}:
+
+    Before: ``B^{2}_{tx=0}L^{8}_{a=0}L^{12}_{c=0}L^{8}_{d=0}[C^{f32,g}_{tx,a,c,d}=A^{f32,g}_{tx,d,a,c};];``
+    After:  ``B^{2}_{tx=0}L^{4}_{a=0}L^{3}_{c=0}L^{2}_{f=0}L^{4}_{g=0}L^{8}_{d=0}[C^{f32,g}_{tx,a*2+f,c*4+g,d}=A^{f32,g}_{tx,d,a*2+f,c*4+g};];``
 
     Parameters: ``outer_tile`` and ``inner_tile``, the tile's extents along the first and second loop
     (every non-trivial divisor of each extent). The outer loops keep the variables' names and count
@@ -33,7 +36,7 @@ class LoopTiling(Strategy):
     loops are adjacent in one header, both serial ``L``, both spatial (no statement carries a
     dependence along either — a reordering of spatial loops never changes a result), and both extents
     have a non-trivial divisor. Every element gets the same arithmetic: exact (E).
-    """
+    """  # noqa: E501
 
     number = 11
     name = "loop_tiling"

@@ -20,7 +20,10 @@ MAX_VECTOR_EXTENT = 16
 class LoopVectorization(Strategy):
     """Mark the innermost serial loop of a block ``V``: its iterations become the lanes of vector ops.
 
-    EXAMPLE
+    From level1/cat_split_chunk:
+
+    Before: ``B^{4}_{tx=0}L^{8}_{a=0}[F^{f32,g}_{tx,a}=C^{f32,g}_{tx,a};];``
+    After:  ``B^{4}_{tx=0}V^{8}_{a=0}[F^{f32,g}_{tx,a}=C^{f32,g}_{tx,a};];``
 
     Precondition: the loop is the last of a header whose items are all statements (innermost), serial
     ``L``, of extent 2..16, spatial (no dependence along it), no enclosing loop is already vectorised,
@@ -28,7 +31,7 @@ class LoopVectorization(Strategy):
     stride 1 (``A_{i,a*64+c}`` along ``c``) or not at all (a broadcast). A strided, gathered or
     ``//``/``%`` access, or the variable used as a value, is refused. Lanes compute exactly what the
     iterations did: exact (E).
-    """
+    """  # noqa: E501
 
     number = 16
     name = "loop_vectorization"

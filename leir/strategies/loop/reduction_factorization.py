@@ -19,7 +19,10 @@ _COMBINERS = ("+", "*", "max", "min")
 class ReductionFactorization(Strategy):
     """Factor a reduction over ``r`` (extent ``n``) into ``f`` partial reductions, then combine them.
 
-    EXAMPLE
+    From level1/hinge_loss, parameters {'factor': 2}:
+
+    Before: ``B^{16}_{tx=0}L^{64}_{a=0}[H^{f32,g}=H^{f32,g}+F^{f32,g}_{tx,a};];``
+    After:  ``B^{16}_{tx=0}L^{32}_{a=0}L^{2}_{c=0}[I^{f32,g}_{c}=I^{f32,g}_{c}+F^{f32,g}_{tx,a*2+c};];L^{2}_{c=0}[H^{f32,g}=H^{f32,g}+I^{f32,g}_{c};];``
 
     Parameter ``factor`` (``f``, every divisor ``1 < f < n``; ``n`` itself when ``n`` is prime): the
     loop over ``r`` becomes ``r`` (``n/f``) and a fresh ``k`` (``f``); a fresh intermediate keeps one
@@ -29,7 +32,7 @@ class ReductionFactorization(Strategy):
     Precondition: a top-level block whose only item is a reduction with implicit init (``+ * max
     min``) and ``r`` one of its reduction loops, serial ``L``, of extent > 1. The terms are combined in
     another grouping: numerically equivalent (N).
-    """
+    """  # noqa: E501
 
     number = 18
     name = "reduction_factorization"
@@ -109,13 +112,15 @@ class ReductionFactorization(Strategy):
         name = stmt.target.name
         return t.build(
             applicability=(f"{describe_block(site.path)} holds the single reduction "
-                           f"{t.before(canonical(stmt))} over {t.before(loop_text(lp))} (extent {lp.extent})."),
+                           f"{t.before(canonical(stmt))} over {t.before(loop_text(lp))} "
+                           f"(extent {lp.extent})."),
             change=(f"With factor={factor}, {t.before(header_text(block.loops))} becomes the partial "
                     f"reduction {t.after(canonical(part))} under {t.after(header_text(partial.loops))} "
                     f"({factor} partials of {lp.extent // factor} terms each), followed by the combine "
                     f"{t.after(canonical(final))} under {t.after(header_text(combine.loops))}."),
             rationale=(f"The {lp.extent} terms per element of {name} formed one dependence chain; now "
-                       f"{factor} independent chains of {lp.extent // factor} run side by side (the loop over "
+                       f"{factor} independent chains of {lp.extent // factor} run side by side (the loop "
+                       f"over "
                        f"{partial.loops[k + 1].var} carries no dependence, so it can be parallelised, "
                        f"vectorised or bound to threads) and only {factor} partials are combined per "
                        f"element, at the cost of a {part.target.name} buffer with {factor}x the elements "
