@@ -7,7 +7,7 @@ from leir.ast import Loop, Program
 from leir.printer import loop_text
 from leir.strategies.base import Exactness, Level, Params, Site, Strategy
 from leir.strategies.common import block_at, describe_block, header_text
-from leir.strategies.loop.nest import find_loop, header_loops, rebuild, ref_using, trip_count
+from leir.strategies.loop.nest import adjacent_pair, find_loop, header_loops, rebuild, ref_using, trip_count
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
@@ -60,11 +60,8 @@ class LoopFusion(Strategy):
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        outer_var, inner_var = site.get("outer"), site.get("inner")
-        block, k, outer = find_loop(self, program, site.path, outer_var)
-        if k + 1 >= len(block.loops) or block.loops[k + 1].var != inner_var:
-            raise self.refuse(f"the loop over {inner_var} is not directly inside the loop over {outer_var}")
-        inner = block.loops[k + 1]
+        block, k, outer, inner = adjacent_pair(self, program, site)
+        outer_var, inner_var = outer.var, inner.var
         problem = self._problem(program, site.path, outer, inner)
         if problem:
             raise self.refuse(problem)

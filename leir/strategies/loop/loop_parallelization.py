@@ -8,7 +8,7 @@ from leir.gpu_limits import all_loops, is_block_axis
 from leir.printer import loop_text
 from leir.strategies.base import Exactness, Level, Params, Site, Strategy
 from leir.strategies.common import block_at, describe_block
-from leir.strategies.loop.nest import enclosing_loops, find_loop, header_loops, rebuild, trip_count
+from leir.strategies.loop.nest import change_kind, enclosing_vector_loop, find_loop, header_loops, trip_count
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
@@ -57,20 +57,13 @@ class LoopParallelization(Strategy):
         busy = [o for o in nest if runs_parallel(o)]
         if busy:
             return f"the loop {loop_text(busy[0])} of the same nest already runs in parallel"
-        block = block_at(program, path)
-        k = block.loops.index(lp)
-        vector = [o for o in enclosing_loops(program, path) + block.loops[:k] if o.kind == "V"]
+        vector = enclosing_vector_loop(program, path, block_at(program, path).loops.index(lp))
         if vector:
-            return f"it lies inside the vectorised loop {loop_text(vector[0])}"
+            return f"it lies inside the vectorised loop {loop_text(vector)}"
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        block, k, lp = find_loop(self, program, site.path, site.get("loop"))
-        problem = self._problem(program, site.path, lp)
-        if problem:
-            raise self.refuse(problem)
-        loops = block.loops[:k] + (Loop("P", lp.extent, lp.var),) + block.loops[k + 1:]
-        return rebuild(program, site.path, block, loops)
+        return change_kind(self, program, site, "P", self._problem)
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         block, k, old = find_loop(self, before, site.path, site.get("loop"))

@@ -16,7 +16,7 @@ from leir.gpu_limits import dtype_bytes
 from leir.printer import loop_text
 from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
 from leir.strategies.common import block_at, describe_block, header_text
-from leir.strategies.loop.nest import find_loop, header_loops, rebuild, trip_count
+from leir.strategies.loop.nest import adjacent_pair, find_loop, header_loops, rebuild, trip_count
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
@@ -69,11 +69,8 @@ class LoopTiling(Strategy):
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        u, w = site.get("outer"), site.get("inner")
-        block, k, outer = find_loop(self, program, site.path, u)
-        if k + 1 >= len(block.loops) or block.loops[k + 1].var != w:
-            raise self.refuse(f"the loop over {w} is not directly inside the loop over {u}")
-        inner = block.loops[k + 1]
+        block, k, outer, inner = adjacent_pair(self, program, site)
+        u, w = outer.var, inner.var
         problem = self._problem(program, site.path, outer, inner)
         if problem:
             raise self.refuse(problem)

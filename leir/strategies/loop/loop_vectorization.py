@@ -8,7 +8,7 @@ from leir.gpu_limits import dtype_bytes
 from leir.printer import loop_text
 from leir.strategies.base import Exactness, Level, Params, Site, Strategy
 from leir.strategies.common import block_at, describe_block
-from leir.strategies.loop.nest import enclosing_loops, find_loop, header_loops, rebuild, ref_using
+from leir.strategies.loop.nest import change_kind, enclosing_vector_loop, find_loop, header_loops, ref_using
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
@@ -57,21 +57,16 @@ class LoopVectorization(Strategy):
         reason = loop_race_reason(program, path, lp.var)
         if reason:
             return f"the loop {loop_text(lp)} {reason}; its lanes would race"
-        vector = [o for o in enclosing_loops(program, path) + block.loops[:-1] if o.kind == "V"]
+        vector = enclosing_vector_loop(program, path, len(block.loops) - 1)
         if vector:
-            return f"the enclosing loop {loop_text(vector[0])} is already vectorised"
+            return f"the enclosing loop {loop_text(vector)} is already vectorised"
         problem = contiguity_problem(block, lp.var)
         if problem:
             return f"access is not contiguous: {problem}"
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        block, k, lp = find_loop(self, program, site.path, site.get("loop"))
-        problem = self._problem(program, site.path, lp)
-        if problem:
-            raise self.refuse(problem)
-        loops = block.loops[:k] + (Loop("V", lp.extent, lp.var),) + block.loops[k + 1:]
-        return rebuild(program, site.path, block, loops)
+        return change_kind(self, program, site, "V", self._problem)
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         block, k, old = find_loop(self, before, site.path, site.get("loop"))

@@ -12,7 +12,7 @@ from leir.analysis import program_info
 from leir.ast import Block, Loop, Program
 from leir.gpu_limits import all_loops
 from leir.rewrite import Node, map_item_exprs, replace_at, with_body
-from leir.strategies.base import Strategy
+from leir.strategies.base import Site, Strategy
 from leir.strategies.common import block_at, blocks, describe_block, loop_index
 from leir.strategies.traces import TraceBuilder
 
@@ -105,3 +105,30 @@ def ref_using(block: Block, var: str) -> str | None:
             if any(isinstance(v, Var) and v.name == var for i in ref.indices for v in walk_expr(i)):
                 return canonical(ref)
     return None
+
+
+def change_kind(strategy: Strategy, program: Program, site: Site, kind: str,
+                problem: Callable[[Program, Path, Loop], str | None]) -> Program:
+    """The program with the site's loop given ``kind``, after ``problem`` found nothing against it."""
+    block, k, lp = find_loop(strategy, program, site.path, site.get("loop"))
+    reason = problem(program, site.path, lp)
+    if reason:
+        raise strategy.refuse(reason)
+    loops = block.loops[:k] + (Loop(kind, lp.extent, lp.var),) + block.loops[k + 1:]
+    return rebuild(program, site.path, block, loops)
+
+
+def adjacent_pair(strategy: Strategy, program: Program, site: Site) -> tuple[Block, int, Loop, Loop]:
+    """The block, position and loops of a site naming an ``outer`` loop and the ``inner`` one right inside."""
+    outer_var, inner_var = site.get("outer"), site.get("inner")
+    block, k, outer = find_loop(strategy, program, site.path, outer_var)
+    if k + 1 >= len(block.loops) or block.loops[k + 1].var != inner_var:
+        raise strategy.refuse(f"the loop over {inner_var} is not directly inside the loop over {outer_var}")
+    return block, k, outer, block.loops[k + 1]
+
+
+def enclosing_vector_loop(program: Program, path: Path, k: int) -> Loop | None:
+    """A ``V`` loop around position ``k`` of the block at ``path`` (outer blocks included), if any."""
+    block = block_at(program, path)
+    found = [o for o in enclosing_loops(program, path) + block.loops[:k] if o.kind == "V"]
+    return found[0] if found else None
