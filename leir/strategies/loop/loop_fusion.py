@@ -7,7 +7,15 @@ from leir.ast import Loop, Program
 from leir.printer import loop_text
 from leir.strategies.base import Exactness, Level, Params, Site, Strategy
 from leir.strategies.common import block_at, describe_block, header_text
-from leir.strategies.loop.nest import adjacent_pair, find_loop, header_loops, rebuild, ref_using, trip_count
+from leir.strategies.loop.nest import (
+    adjacent_pair,
+    adjacent_pairs,
+    find_loop,
+    pair_site,
+    rebuild,
+    ref_using,
+    trip_count,
+)
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
@@ -35,15 +43,8 @@ class LoopFusion(Strategy):
     inverse_of = ("loop_split",)
 
     def candidates(self, program: Program) -> list[Site]:
-        sites = []
-        for path, block, k, lp in header_loops(program):
-            if k + 1 >= len(block.loops):
-                continue
-            inner = block.loops[k + 1]
-            if self._problem(program, path, lp, inner) is None:
-                sites.append(Site(path, (("inner", inner.var), ("outer", lp.var)),
-                                  where=f"the loops over {lp.var} and {inner.var} in {describe_block(path)}"))
-        return sites
+        return [pair_site(path, outer, inner) for path, outer, inner in adjacent_pairs(program)
+                if self._problem(program, path, outer, inner) is None]
 
     @staticmethod
     def _problem(program: Program, path: tuple[int, ...], outer: Loop, inner: Loop) -> str | None:

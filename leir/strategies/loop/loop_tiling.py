@@ -16,7 +16,14 @@ from leir.gpu_limits import dtype_bytes
 from leir.printer import loop_text
 from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
 from leir.strategies.common import block_at, describe_block, header_text
-from leir.strategies.loop.nest import adjacent_pair, find_loop, header_loops, rebuild, trip_count
+from leir.strategies.loop.nest import (
+    adjacent_pair,
+    adjacent_pairs,
+    find_loop,
+    pair_site,
+    rebuild,
+    trip_count,
+)
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
@@ -44,17 +51,10 @@ class LoopTiling(Strategy):
     exactness = Exactness.E
 
     def candidates(self, program: Program) -> list[Site]:
-        sites = []
-        for path, block, k, lp in header_loops(program):
-            if k + 1 >= len(block.loops):
-                continue
-            inner = block.loops[k + 1]
-            if self._problem(program, path, lp, inner) is None:
-                sites.append(Site(path, (("inner", inner.var), ("outer", lp.var)),
-                                  (ParamSpec("outer_tile", proper_divisors(lp.extent)),
-                                   ParamSpec("inner_tile", proper_divisors(inner.extent))),
-                                  where=f"the loops over {lp.var} and {inner.var} in {describe_block(path)}"))
-        return sites
+        return [pair_site(path, outer, inner, (ParamSpec("outer_tile", proper_divisors(outer.extent)),
+                                               ParamSpec("inner_tile", proper_divisors(inner.extent))))
+                for path, outer, inner in adjacent_pairs(program)
+                if self._problem(program, path, outer, inner) is None]
 
     @staticmethod
     def _problem(program: Program, path: tuple[int, ...], outer: Loop, inner: Loop) -> str | None:

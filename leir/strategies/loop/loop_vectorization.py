@@ -8,7 +8,13 @@ from leir.gpu_limits import dtype_bytes
 from leir.printer import loop_text
 from leir.strategies.base import Exactness, Level, Params, Site, Strategy
 from leir.strategies.common import block_at, describe_block
-from leir.strategies.loop.nest import change_kind, enclosing_vector_loop, find_loop, header_loops, ref_using
+from leir.strategies.loop.nest import (
+    change_kind,
+    enclosing_vector_loop,
+    find_loop,
+    loop_sites,
+    ref_using,
+)
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
@@ -39,9 +45,7 @@ class LoopVectorization(Strategy):
     exactness = Exactness.E
 
     def candidates(self, program: Program) -> list[Site]:
-        return [Site(path, (("loop", lp.var),), where=f"the loop over {lp.var} in {describe_block(path)}")
-                for path, _block, _k, lp in header_loops(program)
-                if self._problem(program, path, lp) is None]
+        return loop_sites(program, self._problem)
 
     @staticmethod
     def _problem(program: Program, path: tuple[int, ...], lp: Loop) -> str | None:

@@ -132,3 +132,21 @@ def enclosing_vector_loop(program: Program, path: Path, k: int) -> Loop | None:
     block = block_at(program, path)
     found = [o for o in enclosing_loops(program, path) + block.loops[:k] if o.kind == "V"]
     return found[0] if found else None
+
+
+def loop_sites(program: Program, problem: Callable[[Program, Path, Loop], str | None]) -> list[Site]:
+    """A parameterless site for every header loop ``problem`` finds nothing against, in program order."""
+    return [Site(path, (("loop", lp.var),), where=f"the loop over {lp.var} in {describe_block(path)}")
+            for path, _block, _k, lp in header_loops(program) if problem(program, path, lp) is None]
+
+
+def adjacent_pairs(program: Program) -> Iterator[tuple[Path, Loop, Loop]]:
+    """``(block path, outer, inner)`` for every two adjacent loops of a header, in program order."""
+    for path, block, k, lp in header_loops(program):
+        if k + 1 < len(block.loops):
+            yield path, lp, block.loops[k + 1]
+
+
+def pair_site(path: Path, outer: Loop, inner: Loop, params: tuple = ()) -> Site:
+    return Site(path, (("inner", inner.var), ("outer", outer.var)), params,
+                where=f"the loops over {outer.var} and {inner.var} in {describe_block(path)}")
