@@ -559,3 +559,17 @@ def shared_tensor_vars(block: Block) -> frozenset[str]:
         if len({idx for _, idx, _ in entries}) > 1:
             out |= {v for _, idx, _ in entries for i in idx for v in _vars_in(i)}
     return frozenset(out)
+
+
+def var_in_condition(item: Item, var: str) -> bool:
+    """Whether a condition of the item (``if_then_else(2<=c<258, …)``) mentions ``var``.
+
+    Guarded reads (padding, ``a-1<0`` recurrences) are proved in bounds from the guard on the plain
+    variable; a loop rewrite that turns ``c`` into ``c*2+k`` or ``c//4`` inside the guard leaves that
+    proof to an interval analysis that cannot narrow it, so split and fusion keep away from such loops.
+    """
+    for _, stmt, _ in item_statements(item):
+        for node in walk_expr(stmt.value):
+            if isinstance(node, (Compare, Logical)) and var in _vars_in(node):
+                return True
+    return False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from leir.analysis import carried_statements, fuse_index_vars, loop_race_reason
+from leir.analysis import carried_statements, fuse_index_vars, loop_race_reason, var_in_condition
 from leir.ast import Loop, Program
 from leir.printer import loop_text
 from leir.strategies.base import Exactness, Level, Params, Site, Strategy
@@ -11,6 +11,7 @@ from leir.strategies.loop.nest import (
     adjacent_pair,
     adjacent_pairs,
     find_loop,
+    guard_refusal,
     pair_site,
     rebuild,
     ref_using,
@@ -32,7 +33,7 @@ class LoopFusion(Strategy):
     The fused loop keeps the outer variable ``u`` and runs ``m*n`` iterations; a use ``u*n+w`` (what
     ``loop_split`` writes) becomes ``u`` again, any other use of ``u`` becomes ``u//n`` and of ``w``
     becomes ``u%n``. Precondition: the two loops are adjacent in one header, both serial ``L`` with at least 2 iterations, and
-    either both spatial or both carrying a dependence (fusing a reduction axis into a spatial one would
+    no guard compares either, and either both spatial or both carrying a dependence (fusing a reduction axis into a spatial one would
     turn a spatial subscript into ``u//n``). The iterations run in the same order: exact (E).
     """  # noqa: E501
 
@@ -52,6 +53,10 @@ class LoopFusion(Strategy):
             return f"the loops are {outer.kind} and {inner.kind}; only serial L loops fuse"
         if outer.extent < 2 or inner.extent < 2:
             return "a loop of a single iteration is not worth a // and % per index"
+        block = block_at(program, path)
+        guarded = [lp.var for lp in (outer, inner) if var_in_condition(block, lp.var)]
+        if guarded:
+            return guard_refusal(guarded[0])
         pair = {outer.var, inner.var}
         for entry in carried_statements(program, path):
             if len(entry.carried & pair) == 1:

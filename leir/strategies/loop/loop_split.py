@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from leir.analysis import fresh_loop_vars, loop_race_reason, proper_divisors, split_index_var
+from leir.analysis import (
+    fresh_loop_vars,
+    loop_race_reason,
+    proper_divisors,
+    split_index_var,
+    var_in_condition,
+)
 from leir.ast import Loop, Program
 from leir.printer import loop_text
 from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
 from leir.strategies.common import block_at, describe_block, header_text
-from leir.strategies.loop.nest import find_loop, header_loops, rebuild, ref_using, trip_count
+from leir.strategies.loop.nest import find_loop, guard_refusal, header_loops, rebuild, ref_using, trip_count
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
@@ -24,7 +30,8 @@ class LoopSplit(Strategy):
     The outer loop keeps the variable's name, the inner one takes a fresh name, and every use of the
     variable ``a`` becomes ``a*2+c`` (spliced into the sums it appears in, so ``loop_fusion`` gives the
     original text back). Precondition: the loop is serial ``L``, no statement under it carries a
-    dependence along it (a spatial loop), and its extent has a divisor ``1 < f < n`` (parameter
+    dependence along it (a spatial loop), no guard compares it (guarded reads are proved in bounds on
+    the plain variable), and its extent has a divisor ``1 < f < n`` (parameter
     ``factor``, every such divisor). The iterations run in the same order: exact (E).
     """  # noqa: E501
 
@@ -38,7 +45,8 @@ class LoopSplit(Strategy):
         sites = []
         for path, _block, _k, lp in header_loops(program):
             factors = proper_divisors(lp.extent)
-            if lp.kind != "L" or not factors or loop_race_reason(program, path, lp.var) is not None:
+            if lp.kind != "L" or not factors or loop_race_reason(program, path, lp.var) is not None \
+                    or var_in_condition(_block, lp.var):
                 continue
             sites.append(Site(path, (("loop", lp.var),), (ParamSpec("factor", factors, "inner extent"),),
                               where=f"the loop over {lp.var} in {describe_block(path)}"))
@@ -55,6 +63,8 @@ class LoopSplit(Strategy):
         reason = loop_race_reason(program, site.path, var)
         if reason is not None:
             raise self.refuse(f"the loop over {var} {reason}: it is not a spatial loop")
+        if var_in_condition(block, var):
+            raise self.refuse(guard_refusal(var))
         (inner,) = fresh_loop_vars(program, 1)
         loops = block.loops[:k] + (Loop("L", lp.extent // factor, var), Loop("L", factor, inner)) \
             + block.loops[k + 1:]

@@ -10,6 +10,7 @@ from leir.analysis import (
     proper_divisors,
     split_index_var,
     stmt_reads,
+    var_in_condition,
 )
 from leir.ast import Block, Loop, Program, Var, walk_expr
 from leir.gpu_limits import dtype_bytes
@@ -20,6 +21,7 @@ from leir.strategies.loop.nest import (
     adjacent_pair,
     adjacent_pairs,
     find_loop,
+    guard_refusal,
     pair_site,
     rebuild,
     trip_count,
@@ -41,7 +43,7 @@ class LoopTiling(Strategy):
     (every non-trivial divisor of each extent). The outer loops keep the variables' names and count
     tiles, the inner ones take fresh names; ``u → u*fu+k`` and ``w → w*fw+m``. Precondition: the two
     loops are adjacent in one header, both serial ``L``, both spatial (no statement carries a
-    dependence along either — a reordering of spatial loops never changes a result), and both extents
+    dependence along either, and no guard compares them — a reordering of spatial loops never changes a result), and both extents
     have a non-trivial divisor. Every element gets the same arithmetic: exact (E).
     """  # noqa: E501
 
@@ -66,6 +68,8 @@ class LoopTiling(Strategy):
             reason = loop_race_reason(program, path, lp.var)
             if reason:
                 return f"the loop {loop_text(lp)} {reason}: it is not a spatial loop"
+            if var_in_condition(block_at(program, path), lp.var):
+                return guard_refusal(lp.var)
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:

@@ -150,3 +150,8 @@ def adjacent_pairs(program: Program) -> Iterator[tuple[Path, Loop, Loop]]:
 def pair_site(path: Path, outer: Loop, inner: Loop, params: tuple = ()) -> Site:
     return Site(path, (("inner", inner.var), ("outer", outer.var)), params,
                 where=f"the loops over {outer.var} and {inner.var} in {describe_block(path)}")
+
+
+def guard_refusal(var: str) -> str:
+    """Why a loop compared by a guard is not split or fused (see ``leir.analysis.var_in_condition``)."""
+    return f"a guard compares {var}; guarded reads are proved in bounds on the whole variable"

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from leir.analysis import fresh_loop_vars, fresh_tensor_names, program_info, proper_divisors, split_index_var
+from leir.analysis import (
+    fresh_loop_vars,
+    fresh_tensor_names,
+    program_info,
+    proper_divisors,
+    split_index_var,
+    var_in_condition,
+)
 from leir.ast import Assign, BinOp, Block, Call, Loop, Program, TensorRef, Var
 from leir.printer import canonical, loop_text
 from leir.rewrite import replace_at, replace_refs, with_body
 from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
 from leir.strategies.common import describe_block, header_text
-from leir.strategies.loop.nest import find_loop
+from leir.strategies.loop.nest import find_loop, guard_refusal
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
@@ -30,7 +37,8 @@ class ReductionFactorization(Strategy):
     the ``f`` partials into the original tensor with the same operation (TVM's ``rfactor``). The
     partials are independent, so the ``k`` loop can then be parallelised, vectorised or bound.
     Precondition: a top-level block whose only item is a reduction with implicit init (``+ * max
-    min``) and ``r`` one of its reduction loops, serial ``L``, of extent > 1. The terms are combined in
+    min``) and ``r`` one of its reduction loops, serial ``L``, of extent > 1, compared by
+    no guard. The terms are combined in
     another grouping: numerically equivalent (N).
     """  # noqa: E501
 
@@ -66,6 +74,8 @@ class ReductionFactorization(Strategy):
             return f"{var} is not a reduction loop of the statement"
         if lp.kind != "L" or lp.extent < 2:
             return f"the loop {loop_text(lp)} is not a serial loop of extent > 1"
+        if var_in_condition(block, var):
+            return guard_refusal(var)
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
