@@ -36,6 +36,8 @@ def builtin_programs():
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--apply", action="store_true", help="apply every site with its first parameters")
+    parser.add_argument("--max-sites", type=int, default=0,
+                        help="with --apply: at most this many sites per program and strategy (0: all)")
     parser.add_argument("--strategies", default="", help="comma-separated names (default: the loop level)")
     args = parser.parse_args()
     chosen = [s for s in all_strategies("loop")
@@ -57,7 +59,8 @@ def main() -> int:
                 row[0] += len(sites)
                 row[1] += bool(sites)
                 if args.apply:
-                    for index, site in enumerate(sites):
+                    limit = args.max_sites or len(sites)
+                    for index, site in enumerate(sites[:limit]):
                         # the engine's gates without re-listing the candidates for every site
                         try:
                             after = strategy.apply(program, site, strategy.default_params(site))
