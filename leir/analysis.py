@@ -19,8 +19,10 @@ from leir.ast import (
     BinOp,
     Block,
     Body,
+    Compare,
     Expr,
     Item,
+    Logical,
     Loop,
     Neg,
     Num,
@@ -179,19 +181,7 @@ def loop_carries_dependence(program: Program, block_path: Path, var: str) -> boo
     written under it use different subscripts that involve ``var`` (one iteration may read what another
     writes). Conservative: ``False`` means provably safe to parallelise or vectorise.
     """
-    info = program_info(program)
-    from leir.rewrite import item_at
-
-    block = item_at(program.body, block_path)
-    assert isinstance(block, Block)
-    for rel, stmt, loops in item_statements(block):
-        path = block_path + rel
-        sinfo = info.statements.get(path)
-        kind = sinfo.kind if sinfo else StmtKind.ASSIGN
-        all_loops = _enclosing_loops(program.body, block_path) + block.loops + loops
-        if var in carried_vars(stmt, all_loops, kind):
-            return True
-    return _cross_statement_carried(block, var, block_path)
+    return loop_race_reason(program, block_path, var) is not None
 
 
 def _enclosing_loops(body: Body, path: Path) -> tuple[Loop, ...]:
@@ -464,3 +454,281 @@ def dead_statements(program: Program) -> tuple[Path, ...]:
                 out.append(path + (i,))
     return tuple(out)
 
+
+# ---- loop (helper "loop"): race reasons, spatial loops, contiguity, divisors
+
+
+_RACE_REASON = {
+    StmtKind.REDUCE: "carries a reduction",
+    StmtKind.ACCUMULATE: "carries an accumulation",
+    StmtKind.RECURRENCE: "carries a recurrence",
+    StmtKind.ASSIGN: "carries a last-writer assignment",
+}
+
+
+def loop_race_reason(program: Program, block_path: Path, var: str,
+                     info: ProgramInfo | None = None) -> str | None:
+    """Why the loop over ``var`` of the block at ``block_path`` must run in order, or ``None``.
+
+    The one rule behind ``loop_carries_dependence``, the strategies' legality checks and the lowering's
+    decision to run a ``P``/``V``/``B`` loop serially (which it then reports as not honoured): a
+    statement under the loop has ``var`` as a race axis (``carried_vars``: "carries a reduction",
+    "… a recurrence", …), or two statements under it touch one written tensor at subscripts that
+    differ along ``var`` ("carries a dependence between statements").
+    """
+    from leir.rewrite import item_at
+
+    info = info if info is not None else program_info(program)
+    block = item_at(program.body, block_path)
+    assert isinstance(block, Block)
+    outer = _enclosing_loops(program.body, block_path)
+    for rel, stmt, loops in item_statements(block):
+        sinfo = info.statements.get(block_path + rel)
+        kind = sinfo.kind if sinfo else StmtKind.ASSIGN
+        if var in carried_vars(stmt, outer + block.loops + loops, kind):
+            return _RACE_REASON[kind]
+    if _cross_statement_carried(block, var, block_path):
+        return "carries a dependence between statements"
+    return None
+
+
+def spatial_loops(program: Program, block_path: Path) -> tuple[Loop, ...]:
+    """The header loops of a block along which no iteration depends on another (safe to reorder freely)."""
+    block = item_at_block(program, block_path)
+    return tuple(lp for lp in block.loops if loop_race_reason(program, block_path, lp.var) is None)
+
+
+def item_at_block(program: Program, path: Path) -> Block:
+    from leir.rewrite import item_at
+
+    block = item_at(program.body, path)
+    assert isinstance(block, Block)
+    return block
+
+
+def contiguity_problem(item: Item, var: str) -> str | None:
+    """Why iterations of ``var`` do not touch consecutive elements of every tensor, or ``None``.
+
+    Contiguous (what vector lanes need): in every reference the variable appears only in the last
+    subscript, with coefficient 1 (``A_{i,a*64+c}`` along ``c``); a reference without it is a broadcast.
+    A stride other than 1, the variable in an earlier subscript, a non-affine index (``//``, ``%``, a
+    gather) or the variable used as a value are refused.
+    """
+    for _, stmt, _ in item_statements(item):
+        refs = (stmt.target, *stmt_reads(stmt))
+        for ref in refs:
+            for pos, index in enumerate(ref.indices):
+                if var not in _vars_in(index):
+                    continue
+                form = affine_form(index)
+                if form is None:
+                    return f"{ref.name} is indexed by {var} through a non-affine subscript"
+                if pos != len(ref.indices) - 1:
+                    return (f"{ref.name} is indexed by {var} in subscript {pos + 1} of "
+                            f"{len(ref.indices)}, not the last")
+                if form.coeff(var) != 1:
+                    return f"{ref.name} is accessed with stride {form.coeff(var)} along {var}"
+        if _value_uses_var(stmt.value, var):
+            return f"{var} is used as a value, not only as an index"
+    return None
+
+
+def _value_uses_var(expr: Expr, var: str) -> bool:
+    """Whether ``var`` occurs in an expression outside every tensor subscript."""
+    stack: list = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Var) and node.name == var:
+            return True
+        if isinstance(node, TensorRef):
+            continue
+        from leir.ast import expr_children
+
+        stack.extend(expr_children(node))
+    return False
+
+
+def proper_divisors(n: int) -> tuple[int, ...]:
+    """The non-trivial divisors of ``n`` (``1 < f < n``), ascending: the legal split factors."""
+    return tuple(f for f in range(2, n) if n % f == 0)
+
+
+# Index rewriting for loop split and fusion. A sum is read as its left-associated list of signed terms
+# (exactly how the parser builds ``a*512+c-1``), so splitting ``i`` in ``tx*512+i`` gives
+# ``tx*512+i*4+k`` (not ``tx*512+(i*4+k)``) and fusing back gives the original text.
+
+Term = tuple[str, Expr]
+
+
+def _sum_terms(expr: Expr) -> list[Term]:
+    """``a-b+c`` → ``[("+", a), ("-", b), ("+", c)]``; a non-sum is one term. Right operands stay whole."""
+    terms: list[Term] = []
+    node = expr
+    while isinstance(node, BinOp) and node.op in "+-" and len(node.op) == 1:
+        terms.append((node.op, node.right))
+        node = node.left
+    terms.append(("+", node))
+    terms.reverse()
+    return terms
+
+
+def _from_terms(terms: list[Term]) -> Expr:
+    first_sign, first = terms[0]
+    out: Expr = Neg(first) if first_sign == "-" else first
+    for sign, term in terms[1:]:
+        out = BinOp(sign, out, term)
+    return out
+
+
+def _multiple_of(term: Expr, var: str) -> int | None:
+    """``c`` when the term is ``var``, ``var*c`` or ``c*var`` (an integer literal ``c``), else ``None``."""
+    if isinstance(term, Var) and term.name == var:
+        return 1
+    if isinstance(term, BinOp) and term.op == "*":
+        left, right = term.left, term.right
+        if isinstance(left, Var) and left.name == var and isinstance(right, Num) and right.is_int:
+            return int(right.text)
+        if isinstance(right, Var) and right.name == var and isinstance(left, Num) and left.is_int:
+            return int(left.text)
+    return None
+
+
+def _scaled(var: str, coeff: int) -> Expr:
+    return Var(var) if coeff == 1 else BinOp("*", Var(var), Num(str(coeff)))
+
+
+def _rewrite_terms(expr: Expr, fn) -> Expr:
+    """Rewrite every sum (at every depth) with ``fn(terms) -> terms``; other nodes are rebuilt around it."""
+    from leir.ast import expr_children
+    from leir.rewrite import _rebuild  # the one node-rebuilding rule of the tree rewriter
+
+    terms = _sum_terms(expr)
+    rebuilt: list[Term] = []
+    for sign, term in terms:
+        kids = expr_children(term)
+        leaf_product = isinstance(term, BinOp) and term.op == "*" and not any(expr_children(k) for k in kids)
+        if kids and not leaf_product:  # ``i*4`` is a term the sum rule reads whole
+            term = _rebuild(term, tuple(_rewrite_terms(k, fn) if not isinstance(k, (Compare, Logical))
+                                        else _rewrite_cond(k, fn) for k in kids))
+        rebuilt.append((sign, term))
+    return _from_terms(fn(rebuilt))
+
+
+def _rewrite_cond(cond, fn):
+    from leir.ast import expr_children
+    from leir.rewrite import _rebuild
+
+    kids = expr_children(cond)
+    return _rebuild(cond, tuple(_rewrite_cond(k, fn) if isinstance(k, (Compare, Logical))
+                                else _rewrite_terms(k, fn) for k in kids))
+
+
+_PLACEHOLDER = "\x00loop"
+
+
+def split_index_var(expr, var: str, inner: str, factor: int):
+    """``var → var*factor+inner`` everywhere in an expression, spliced into the sums it appears in."""
+    from leir.rewrite import substitute_vars
+
+    def fn(terms: list[Term]) -> list[Term]:
+        out: list[Term] = []
+        for sign, term in terms:
+            coeff = _multiple_of(term, var)
+            if coeff is None:
+                out.append((sign, term))
+            else:
+                out.extend([(sign, _scaled(_PLACEHOLDER, coeff * factor)), (sign, _scaled(inner, coeff))])
+        return out
+
+    rewrite = _rewrite_cond if isinstance(expr, (Compare, Logical)) else _rewrite_terms
+    result = rewrite(expr, fn)
+    # an occurrence outside any sum term (``i*j``, ``i//2``, a value) gets the whole ``var*factor+inner``
+    whole = _from_terms([("+", _scaled(_PLACEHOLDER, factor)), ("+", Var(inner))])
+    result = substitute_vars(result, {var: whole})
+    return substitute_vars(result, {_PLACEHOLDER: Var(var)})
+
+
+def fuse_index_vars(expr, outer: str, inner: str, inner_extent: int):
+    """``outer*n+inner → outer`` (the fused loop keeps the outer name); other uses get ``//n`` and ``%n``."""
+    from leir.rewrite import substitute_vars
+
+    def fn(terms: list[Term]) -> list[Term]:
+        outs = [(k, s, _multiple_of(t, outer)) for k, (s, t) in enumerate(terms)]
+        ins = [(k, s, _multiple_of(t, inner)) for k, (s, t) in enumerate(terms)]
+        for ko, so, co in outs:
+            if co is None:
+                continue
+            for ki, si, ci in ins:
+                if ci is not None and si == so and co == ci * inner_extent:
+                    merged = list(terms)
+                    merged[ko] = (so, _scaled(_PLACEHOLDER, ci))
+                    del merged[ki]
+                    return merged
+        return terms
+
+    rewrite = _rewrite_cond if isinstance(expr, (Compare, Logical)) else _rewrite_terms
+    result = rewrite(expr, fn)
+    result = substitute_vars(result, {outer: BinOp("//", Var(_PLACEHOLDER), Num(str(inner_extent))),
+                                      inner: BinOp("%", Var(_PLACEHOLDER), Num(str(inner_extent)))})
+    return substitute_vars(result, {_PLACEHOLDER: Var(outer)})
+
+
+
+@dataclass(frozen=True, slots=True)
+class CarriedStatement:
+    """One statement under a block, with the loop variables its iterations depend along."""
+
+    path: Path
+    stmt: Assign
+    kind: StmtKind
+    carried: frozenset[str]
+    reduce_vars: tuple[str, ...]
+
+
+def carried_statements(program: Program, block_path: Path) -> tuple[CarriedStatement, ...]:
+    """Every statement under the block at ``block_path`` with its race axes (``carried_vars``)."""
+    info = program_info(program)
+    block = item_at_block(program, block_path)
+    outer = _enclosing_loops(program.body, block_path)
+    out = []
+    for rel, stmt, loops in item_statements(block):
+        sinfo = info.statements.get(block_path + rel)
+        kind = sinfo.kind if sinfo else StmtKind.ASSIGN
+        out.append(CarriedStatement(block_path + rel, stmt, kind,
+                                    carried_vars(stmt, outer + block.loops + loops, kind),
+                                    sinfo.reduce_vars if sinfo else ()))
+    return tuple(out)
+
+
+def shared_tensor_vars(block: Block) -> frozenset[str]:
+    """Loop variables in the subscripts of a tensor that two statements of the block access differently.
+
+    Such a tensor carries values from one iteration of one statement to another iteration of the other
+    (``X_{i}`` written, ``X_{i+1}`` read), so loops over these variables must keep their order.
+    """
+    accesses: dict[str, list[tuple[int, tuple[Expr, ...], bool]]] = {}
+    for n, (_, stmt, _) in enumerate(item_statements(block)):
+        accesses.setdefault(stmt.target.name, []).append((n, stmt.target.indices, True))
+        for ref in stmt_reads(stmt):
+            accesses.setdefault(ref.name, []).append((n, ref.indices, False))
+    out: set[str] = set()
+    for entries in accesses.values():
+        if not any(w for _, _, w in entries) or len({n for n, _, _ in entries}) < 2:
+            continue
+        if len({idx for _, idx, _ in entries}) > 1:
+            out |= {v for _, idx, _ in entries for i in idx for v in _vars_in(i)}
+    return frozenset(out)
+
+
+def var_in_condition(item: Item, var: str) -> bool:
+    """Whether a condition of the item (``if_then_else(2<=c<258, …)``) mentions ``var``.
+
+    Guarded reads (padding, ``a-1<0`` recurrences) are proved in bounds from the guard on the plain
+    variable; a loop rewrite that turns ``c`` into ``c*2+k`` or ``c//4`` inside the guard leaves that
+    proof to an interval analysis that cannot narrow it, so split and fusion keep away from such loops.
+    """
+    for _, stmt, _ in item_statements(item):
+        for node in walk_expr(stmt.value):
+            if isinstance(node, (Compare, Logical)) and var in _vars_in(node):
+                return True
+    return False

@@ -50,7 +50,7 @@ def cache_key(*, program_hash: str, parent_hash: str | None, target: str, seed: 
     parts: dict[str, Any] = {
         "program": program_hash, "parent": parent_hash, "target": target, "seed": int(seed),
         "special_values": bool(special_values), "versions": dict(sorted(versions.items())),
-        "reference": reference, "params": params_digest, "timed": bool(timed), "schema": 1,
+        "reference": reference, "params": params_digest, "timed": bool(timed), "schema": 2,
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 

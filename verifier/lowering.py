@@ -28,9 +28,12 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
 * Loops: ``L`` serial, ``P`` ``T.parallel``, ``V`` ``T.vectorized``, ``U`` ``T.unroll``. Kinds never change
   the result (the language's rule), so a ``P``/``V``/``B`` loop along which a statement inside depends on
   itself — a *race axis*: an enclosing variable absent from the LHS subscript (reductions, accumulations,
-  last-writer assignments) or the axis a recurrence carries — is emitted serial. Only one vectorised level
-  per nest (TVM cannot build nested ``T.vectorized``); LLVM cannot nest parallel loops, so a parallel loop
-  (``P`` or mapped ``B``) inside another is serial.
+  last-writer assignments) or the axis a recurrence carries, or one along which two statements pass
+  values through a tensor (``leir.analysis.loop_race_reason``, the rule the strategies use) — is emitted
+  serial. Only one vectorised level per nest (TVM cannot build nested ``T.vectorized``); LLVM cannot nest
+  parallel loops, so a ``P`` inside another parallel loop is serial. Every loop whose kind is not
+  honoured this way is *reported* (``Lowered.unhonoured_loops``: loop, block path, reason), and the
+  verification record carries the list, so no step claims an effect the built kernel does not have.
 * ``B`` on the CPU (deterministic): block axes (``b<x|y|z>…``) become ``T.parallel`` unless they are race
   axes; thread axes (``t<x|y|z>…``, and any other name) stay serial.
 * ``B`` on cuda is ``T.thread_binding``: ``b<x|y|z>…`` binds ``blockIdx``, ``t<x|y|z>…`` binds ``threadIdx``,
@@ -46,7 +49,8 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
   dtype's finite extreme, TVM's reducer identity, instead of ``∓inf``); any other dependence across a
   bound loop (``blockIdx`` reductions, accumulations) would race and is a ``LoweringError``. GPU limits
   (threads per block ≤ 1024, x/y ≤ 1024 and z ≤ 64 threads, grid y/z ≤ 65535, static shared memory ≤ 48 KB)
-  are checked before building and raise ``GpuLimitError`` naming the loop or tensor.
+  are checked before building by ``leir.gpu_limits.gpu_limit_violations`` (the function ``loop_binding``
+  checks too) and raise ``GpuLimitError`` naming the loop or tensor.
 * Indices are int32 (every corpus tensor has < 2^31 elements; a larger tensor is a ``LoweringError``).
   ``bool`` statements compute in i64 and store ``value != 0``; a read annotated with another dtype than
   the tensor's converts the stored value to the annotation first (as the interpreter does).
@@ -55,14 +59,15 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
 from __future__ import annotations
 
 import keyword
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from leir import ast as A
+from leir.analysis import carried_vars, loop_race_reason
 from leir.dtypes import from_numpy_dtype, max_value, min_value, numpy_dtype
+from leir.gpu_limits import all_loops, gpu_limit_violations, thread_tag
 from leir.intervals import index_range
 from leir.semantics import ProgramInfo, StmtInfo, StmtKind
 from verifier import targets as tg
@@ -110,13 +115,27 @@ class Lowered:
     program: A.Program
     info: ProgramInfo
     versions: dict[str, str] = field(default_factory=dict)
+    #: Every ``P``/``V``/``B`` loop the kernel does not run as its kind says (and why): the verification
+    #: record carries it, so no step claims an effect the built kernel does not have.
+    unhonoured_loops: tuple[UnhonouredLoop, ...] = ()
+
+
+@dataclass(frozen=True)
+class UnhonouredLoop:
+    """A loop whose kind the lowering did not honour: its LEIR text, its block path, and the reason."""
+
+    loop: str
+    path: tuple[int, ...]
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"loop": self.loop, "path": list(self.path), "reason": self.reason}
 
 
 _FLOAT_WIDTH = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
 _FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
 _INT_WIDTH = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
 _RESERVED = set(keyword.kwlist) | {"range", "T", "main", "int", "float", "bool", "max", "min"}
-_GPU_VAR = re.compile(r"^([bt])([xyz])")
 _INDEX_DTYPE = "int32"
 _CALL = {"exp": "T.exp", "log": "T.log", "sqrt": "T.sqrt", "erf": "T.erf", "abs": "T.abs",
          "sin": "T.sin", "cos": "T.cos",
@@ -129,7 +148,8 @@ def lower(program: A.Program, target: str | dict[str, Any] = "llvm", *,
     if info is None:
         info = _check(program)
     spec = tg.resolve(target)
-    text = to_tvmscript(program, spec, info=info)
+    writer = _Writer(program, info, spec)
+    text = writer.run()
     try:
         mod = tvm_a.parse_script(text)
     except tvm_a.AdapterError as exc:
@@ -137,7 +157,8 @@ def lower(program: A.Program, target: str | dict[str, Any] = "llvm", *,
     params = tuple(Param(d.name, d.role, info.tensors[d.name].dtype, tuple(d.shape))
                    for d in program.signature.tensors)
     return Lowered(mod=mod, script=tvm_a.script(mod), source=text, target=spec, params=params,
-                   program=program, info=info, versions=dict(tvm_a.versions()))
+                   program=program, info=info, versions=dict(tvm_a.versions()),
+                   unhonoured_loops=tuple(writer.unhonoured))
 
 
 def to_tvmscript(program: A.Program, target: str | dict[str, Any] = "llvm", *,
@@ -205,6 +226,7 @@ class _Writer:
         self.target = target
         self.gpu = tg.is_gpu(target)
         self.lines: list[str] = []
+        self.unhonoured: list[UnhonouredLoop] = []
         self.stmt_order = list(A.statements(program.body))
         self.tnames = {name: (name + "_" if name in _RESERVED else name) for name in info.tensors}
         self.loop_refs: dict[A.Loop, list[A.TensorRef]] = {}
@@ -283,17 +305,8 @@ class _Writer:
         return True  # an output no statement writes is all zeros
 
     def _race_vars(self, path: tuple[int, ...], stmt: A.Assign, loops: tuple[A.Loop, ...]) -> set[str]:
-        """Loop variables along which iterations of this statement depend on each other."""
-        lhs_vars = {v.name for i in stmt.target.indices for v in A.walk_expr(i) if isinstance(v, A.Var)}
-        races = {lp.var for lp in loops if lp.var not in lhs_vars}
-        if self._kind(path) is StmtKind.RECURRENCE:
-            for ref in A.tensor_refs(stmt.value):
-                if ref.name != stmt.target.name:
-                    continue
-                for mine, theirs in zip(stmt.target.indices, ref.indices, strict=False):
-                    if mine != theirs:
-                        races |= {v.name for v in A.walk_expr(mine) if isinstance(v, A.Var)}
-        return races
+        """Loop variables along which iterations of this statement depend on each other (leir's rule)."""
+        return set(carried_vars(stmt, loops, self._kind(path)))
 
     # ---- program -------------------------------------------------------------------------------
     def run(self) -> str:
@@ -393,13 +406,12 @@ class _Writer:
             pos = 0
             for lp in block.loops:
                 if lp.kind != "B" or (self.info.tensors[name].scope == "s"
-                                      and not _thread_tag(lp.var).startswith("blockIdx")):
+                                      and not thread_tag(lp.var).startswith("blockIdx")):
                     break
                 pos += 1
             allocs.setdefault(pos, []).append(name)
-        races = self._block_races(block, (b_index,))
         tags = ("kernel",) if self.gpu and not _has_b(block) else ()
-        self._block(block, (b_index,), (), depth, races, in_parallel=False, tags=tags, allocs=allocs)
+        self._block(block, (b_index,), (), depth, in_parallel=False, tags=tags, allocs=allocs)
 
     def _emit_allocs(self, names: list[str], label: str, depth: int) -> int:
         self.emit(depth, f"with T.sblock(\"{label}\"):")
@@ -412,25 +424,14 @@ class _Writer:
             self.emit(depth + 1, self._alloc(name, scope))
         return depth + 1
 
-    def _block_races(self, block: A.Block, path: tuple[int, ...]) -> dict[str, set[str]]:
-        """For every loop variable of the block, the set of race variables of statements inside it."""
-        out: dict[str, set[str]] = {}
-        for sub_path, stmt, loops in self.stmt_order:
-            if sub_path[: len(path)] != path:
-                continue
-            races = self._race_vars(sub_path, stmt, loops)
-            for lp in loops:
-                out.setdefault(lp.var, set()).update(races)
-        return out
-
     def _block(self, block: A.Block, path: tuple[int, ...], outer: tuple[A.Loop, ...], depth: int,
-               races: dict[str, set[str]], *, in_parallel: bool, tags: tuple[str, ...],
+               *, in_parallel: bool, tags: tuple[str, ...],
                allocs: dict[int, list[str]] | None = None) -> None:
         allocs = allocs or {}
         for k, loop in enumerate(block.loops):
             if k in allocs:
                 depth = self._emit_allocs(allocs[k], f"alloc_{_pstr(path)}_{k}", depth)
-            head, parallel, tag = self._loop_head(loop, races, in_parallel, tags)
+            head, parallel, tag = self._loop_head(loop, path, in_parallel, tags)
             in_parallel = in_parallel or parallel
             if tag:
                 tags = tags + (tag,)
@@ -443,38 +444,58 @@ class _Writer:
             if isinstance(item, A.Assign):
                 self._statement(item, path + (i,), loops, depth, tags)
             else:
-                self._block(item, path + (i,), loops, depth, races, in_parallel=in_parallel, tags=tags)
+                self._block(item, path + (i,), loops, depth, in_parallel=in_parallel, tags=tags)
 
-    def _loop_head(self, loop: A.Loop, races: dict[str, set[str]], in_parallel: bool,
+    def _loop_head(self, loop: A.Loop, path: tuple[int, ...], in_parallel: bool,
                    tags: tuple[str, ...]) -> tuple[str, bool, str]:
         n = loop.extent
-        racy = loop.var in races.get(loop.var, set())
+        serial = f"range({n})", False, ""
+        if loop.kind == "L":
+            return serial
         if self.gpu and loop.kind != "B" and not tags:
             # a host loop around kernel launches: TVM cannot unroll or vectorise those, so it is serial
-            return f"range({n})", False, ""
-        if loop.kind == "L":
-            return f"range({n})", False, ""
+            return self._unhonoured(loop, path, "a host loop around a kernel launch runs serially", serial)
         if loop.kind == "U":
             return f"T.unroll({n})", False, ""
+        race = loop_race_reason(self.program, path, loop.var, self.info)
         if loop.kind == "V":
             # one vectorised level per nest, never along a dependence (lanes would race); on cuda only
             # widths CUDA has vector types for
-            if racy or "vector" in tags or (self.gpu and not self._cuda_vector_ok(loop)):
-                return f"range({n})", False, ""
+            if race:
+                return self._unhonoured(loop, path, race, serial)
+            if "vector" in tags:
+                return self._unhonoured(loop, path, "an enclosing loop is already vectorised", serial)
+            if self.gpu and not self._cuda_vector_ok(loop):
+                return self._unhonoured(loop, path, "cuda has no vector type of this width and dtype", serial)
             return f"T.vectorized({n})", False, "vector"
         if loop.kind == "P":
-            if in_parallel or self.gpu or racy:
-                return f"range({n})", False, ""
+            if self.gpu:
+                return self._unhonoured(loop, path, "P runs serially inside a cuda kernel", serial)
+            if race:
+                return self._unhonoured(loop, path, race, serial)
+            if in_parallel:
+                return self._unhonoured(loop, path, "nested inside a parallel loop (LLVM runs one level)",
+                                        serial)
             return f"T.parallel({n})", True, ""
         # B
-        tag = _thread_tag(loop.var)
+        tag = thread_tag(loop.var)
         if self.gpu:
             if tag in tags:
                 raise LoweringError(f"loop {_loop_text(loop)} binds {tag} again inside a loop bound to it")
             return f"T.thread_binding({n}, thread=\"{tag}\")", False, tag
-        if tag.startswith("blockIdx") and not racy and not in_parallel:
-            return f"T.parallel({n})", True, ""
-        return f"range({n})", False, ""
+        if not tag.startswith("blockIdx"):
+            return serial  # the documented CPU mapping: thread axes run serially
+        if race:
+            return self._unhonoured(loop, path, race, serial)
+        if in_parallel:
+            return serial  # the documented CPU mapping: one parallel level, the outermost
+        return f"T.parallel({n})", True, ""
+
+    def _unhonoured(self, loop: A.Loop, path: tuple[int, ...], reason: str,
+                    head: tuple[str, bool, str]) -> tuple[str, bool, str]:
+        """Record that ``loop`` is emitted as ``head`` instead of its kind, and return ``head``."""
+        self.unhonoured.append(UnhonouredLoop(_loop_text(loop), path, reason))
+        return head
 
     def _cuda_vector_ok(self, loop: A.Loop) -> bool:
         bits = {"f32": 32, "i32": 32, "u32": 32, "f64": 64, "i64": 64, "u64": 64}
@@ -501,7 +522,7 @@ class _Writer:
         if use_init:
             init = self.literal_expr(sinfo.init, dtype)
             thread_reduce = self.gpu and any(
-                lp.kind == "B" and lp.var in reduce_vars and _thread_tag(lp.var).startswith("threadIdx")
+                lp.kind == "B" and lp.var in reduce_vars and thread_tag(lp.var).startswith("threadIdx")
                 for lp in loops)
             if thread_reduce and sinfo.combiner in ("max", "min") and dtype in _FLOAT_WIDTH:
                 # TVM's cross-thread reducers use the finite extreme as identity, not +-inf
@@ -521,7 +542,7 @@ class _Writer:
             # shared is private to a block, local to a thread: a plain write along such an axis is each
             # copy's own, but a dependence carried along it (sequentially one tensor) would be split
             private = {lp.var for lp in loops if lp.kind == "B" and lp.var in races
-                       and (scope == "l" or _thread_tag(lp.var).startswith("blockIdx"))}
+                       and (scope == "l" or thread_tag(lp.var).startswith("blockIdx"))}
             if private and self._kind(path) is not StmtKind.ASSIGN:
                 var = sorted(private)[0]
                 raise LoweringError(
@@ -535,7 +556,7 @@ class _Writer:
         for lp in loops:
             if lp.kind != "B" or lp.var not in races:
                 continue
-            tag = _thread_tag(lp.var)
+            tag = thread_tag(lp.var)
             kind = self._kind(path)
             where = f"statement {_stmt_text(stmt)} (at {_pstr(path)})"
             if kind is StmtKind.REDUCE and use_init and tag.startswith("threadIdx"):
@@ -563,39 +584,8 @@ class _Writer:
     # ---- GPU limits ----------------------------------------------------------------------------
     def _check_gpu_limits(self) -> None:
         for block in self.program.body.blocks:
-            extents: dict[str, tuple[int, A.Loop]] = {}
-            for lp in _all_loops(block):
-                if lp.kind != "B":
-                    continue
-                tag = _thread_tag(lp.var)
-                axis = tag[-1]
-                limit = tg.MAX_THREADS[axis] if tag.startswith("threadIdx") else tg.MAX_BLOCKS[axis]
-                if lp.extent > limit:
-                    raise GpuLimitError(
-                        f"loop {_loop_text(lp)} binds {tag} to {lp.extent}; the limit is {limit}",
-                        loop=_loop_text(lp), limit=f"{tag} <= {limit}")
-                if tag not in extents or extents[tag][0] < lp.extent:
-                    extents[tag] = (lp.extent, lp)
-            threads = 1
-            for tag, (n, _) in sorted(extents.items()):
-                if tag.startswith("threadIdx"):
-                    threads *= n
-            if threads > tg.MAX_THREADS_PER_BLOCK:
-                names = ", ".join(_loop_text(lp) for tag, (_, lp) in sorted(extents.items())
-                                  if tag.startswith("threadIdx"))
-                raise GpuLimitError(
-                    f"loops {names} make {threads} threads per block; the limit is "
-                    f"{tg.MAX_THREADS_PER_BLOCK}", loop=names,
-                    limit=f"threads per block <= {tg.MAX_THREADS_PER_BLOCK}")
-            shared = sorted({r.name for _, s, _ in A.statements(block) for r in _refs(s)
-                             if self.info.tensors[r.name].scope == "s"
-                             and self.info.tensors[r.name].role == "intermediate"})
-            size = sum(_nbytes(self.info.tensors[n].dtype, self.info.tensors[n].shape) for n in shared)
-            if size > tg.MAX_SHARED_BYTES:
-                raise GpuLimitError(
-                    f"shared tensors {', '.join(shared)} need {size} bytes per block; the limit is "
-                    f"{tg.MAX_SHARED_BYTES}", loop=", ".join(shared),
-                    limit=f"shared memory <= {tg.MAX_SHARED_BYTES} bytes")
+            for violation in gpu_limit_violations(block, self.info.tensors):
+                raise GpuLimitError(violation.message, loop=violation.loop, limit=violation.limit)
 
     # ---- expressions ---------------------------------------------------------------------------
     def tref(self, ref: A.TensorRef, ranges: dict[str, tuple[int, int]], *, clamp: bool = True) -> str:
@@ -787,22 +777,8 @@ def _index_like(e: A.Expr) -> bool:
     return True
 
 
-def _thread_tag(var: str) -> str:
-    m = _GPU_VAR.match(var)
-    if not m:
-        return "threadIdx.x"
-    return ("blockIdx." if m.group(1) == "b" else "threadIdx.") + m.group(2)
-
-
 def _has_b(block: A.Block) -> bool:
-    return any(lp.kind == "B" for lp in _all_loops(block))
-
-
-def _all_loops(block: A.Block):
-    yield from block.loops
-    for item in block.items:
-        if isinstance(item, A.Block):
-            yield from _all_loops(item)
+    return any(lp.kind == "B" for lp in all_loops(block))
 
 
 def _refs(stmt: A.Assign):
@@ -825,12 +801,6 @@ def _numel(shape: tuple[int, ...]) -> int:
     for n in shape:
         size *= n
     return size
-
-
-def _nbytes(dtype: str, shape: tuple[int, ...]) -> int:
-    size = _numel(shape)
-    width = 1 if dtype == "bool" else (_FLOAT_WIDTH.get(dtype) or _INT_WIDTH[dtype]) // 8
-    return size * width
 
 
 def _stmt_text(stmt: A.Assign) -> str:

@@ -122,6 +122,9 @@ class VerificationResult:
     build_seconds: float | None = None
     run_seconds: float | None = None
     time_seconds: float | None = None
+    #: Loops the built kernel does not run as their kind says (``{"loop", "path", "reason"}`` each):
+    #: a ``P`` loop that carries a reduction runs serially, so a step adding it has no effect.
+    unhonoured_loops: list[dict[str, Any]] = field(default_factory=list)
     #: Human-readable notes (skipped reference, cuda without a GPU, the signal of a crash …).
     notes: list[str] = field(default_factory=list)
     error: str | None = None
@@ -178,6 +181,9 @@ class VerificationResult:
                 lines.append(f"speedup vs {label}: {value:.3f}x")
         if self.timed_output_ok is not None:
             lines.append(f"timed binary re-checked: {'ok' if self.timed_output_ok else 'MISMATCH'}")
+        for loop in self.unhonoured_loops:
+            block = ".".join(str(p + 1) for p in loop["path"])
+            lines.append(f"unhonoured loop: {loop['loop']} in block {block} runs serially: {loop['reason']}")
         if self.error:
             lines.append(f"error: {self.error}")
         lines.extend(f"note: {note}" for note in self.notes)

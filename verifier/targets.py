@@ -3,8 +3,8 @@
 Targets are plain dicts (TVM 0.27 builds ``Target`` objects from dicts) so they can be cached, stored
 and compared as JSON. ``llvm`` is the CPU of this machine (2 cores are shared by everyone, so TVM's
 thread pool is pinned to 2); ``cuda`` defaults to sm_90 (H100/H200). The limits are the CUDA hardware
-limits every sm_5x+ part shares; checking them ourselves gives an error that names the LEIR loop instead
-of a runtime launch failure.
+limits every sm_5x+ part shares, defined once in ``leir.gpu_limits``; checking them ourselves gives an error
+that names the LEIR loop instead of a runtime launch failure.
 """
 
 from __future__ import annotations
@@ -13,16 +13,14 @@ import copy
 import json
 from typing import Any
 
+# The CUDA limits live in leir (strategies check them too); re-exported for the verifier's callers.
+from leir.gpu_limits import MAX_BLOCKS, MAX_SHARED_BYTES, MAX_THREADS, MAX_THREADS_PER_BLOCK  # noqa: F401
+
 TARGETS: dict[str, dict[str, Any]] = {
     "llvm": {"kind": "llvm", "num-cores": 2},
     "cuda": {"kind": "cuda", "arch": "sm_90"},
 }
 
-#: Per-block thread limits by axis, the total, grid limits by axis, static shared memory per block.
-MAX_THREADS_PER_BLOCK = 1024
-MAX_THREADS = {"x": 1024, "y": 1024, "z": 64}
-MAX_BLOCKS = {"x": 2**31 - 1, "y": 65535, "z": 65535}
-MAX_SHARED_BYTES = 48 * 1024
 
 
 def resolve(target: str | dict[str, Any]) -> dict[str, Any]:

@@ -231,6 +231,8 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
         raise_if_memory_error(exc)
         out.update(outcome=Outcome.BUILD_ERROR.value, error=_err(exc))
         return out
+    lowered = getattr(kernel, "lowered", None)
+    out["unhonoured_loops"] = [u.to_json() for u in getattr(lowered, "unhonoured_loops", ())]
     versions = getattr(kernel, "versions", None)
     if isinstance(versions, Mapping):
         out["versions"] = {str(k): str(v) for k, v in versions.items()}

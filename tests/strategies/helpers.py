@@ -51,10 +51,11 @@ def assert_interpreter_agrees(step: AppliedStep, seed: int = 0) -> None:
             np.testing.assert_allclose(after[name], before[name], rtol=1e-4, atol=1e-5, equal_nan=True)
 
 
-def assert_verifies(step: AppliedStep) -> None:
-    """The TVM kernel of the after-state verifies against the before-state (equal_pass for E)."""
+def assert_verifies(step: AppliedStep):
+    """The TVM kernel of the after-state verifies against the before-state (equal_pass for E); the record."""
     from verifier.verify import verify
 
     result = verify(step.after, parent=step.before, reference="parent", cache=False)
     wanted = {"equal_pass"} if step.exactness is Exactness.E else {"pass", "equal_pass"}
     assert result.outcome.value in wanted, (step.strategy, result.outcome, result.error, result.notes)
+    return result

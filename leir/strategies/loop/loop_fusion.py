@@ -1,0 +1,107 @@
+"""loop_fusion (catalogue #13): two adjacent nested loops become one loop of the product extent."""
+
+from __future__ import annotations
+
+from leir.analysis import carried_statements, fuse_index_vars, loop_race_reason, var_in_condition
+from leir.ast import Loop, Program
+from leir.printer import loop_text
+from leir.strategies.base import Exactness, Level, Params, Site, Strategy
+from leir.strategies.common import block_at, describe_block, header_text
+from leir.strategies.loop.nest import (
+    adjacent_pair,
+    adjacent_pairs,
+    find_loop,
+    guard_refusal,
+    pair_site,
+    rebuild,
+    ref_using,
+    trip_count,
+)
+from leir.strategies.registry import register
+from leir.strategies.traces import Trace, TraceBuilder
+
+
+@register
+class LoopFusion(Strategy):
+    """Fuse a serial loop and the serial loop directly inside it into one loop over both ranges.
+
+    From the state loop_split reaches on level1/cat_split_chunk:
+
+    Before: ``B^{4}_{tx=0}L^{12}_{a=0}L^{2}_{c=0}[D^{f32,g}_{tx,a*2+c}=A^{f32,g}_{tx,a*2+c};];``
+    After:  ``B^{4}_{tx=0}L^{24}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a};];``
+
+    The fused loop keeps the outer variable ``u`` and runs ``m*n`` iterations; a use ``u*n+w`` (what
+    ``loop_split`` writes) becomes ``u`` again, any other use of ``u`` becomes ``u//n`` and of ``w``
+    becomes ``u%n``. Precondition: the two loops are adjacent in one header, both serial ``L`` with at least 2 iterations, and
+    no guard compares either, and either both spatial or both carrying a dependence (fusing a reduction axis into a spatial one would
+    turn a spatial subscript into ``u//n``). The iterations run in the same order: exact (E).
+    """  # noqa: E501
+
+    number = 13
+    name = "loop_fusion"
+    level = Level.LOOP
+    exactness = Exactness.E
+    inverse_of = ("loop_split",)
+
+    def candidates(self, program: Program) -> list[Site]:
+        return [pair_site(path, outer, inner) for path, outer, inner in adjacent_pairs(program)
+                if self._problem(program, path, outer, inner) is None]
+
+    @staticmethod
+    def _problem(program: Program, path: tuple[int, ...], outer: Loop, inner: Loop) -> str | None:
+        if outer.kind != "L" or inner.kind != "L":
+            return f"the loops are {outer.kind} and {inner.kind}; only serial L loops fuse"
+        if outer.extent < 2 or inner.extent < 2:
+            return "a loop of a single iteration is not worth a // and % per index"
+        block = block_at(program, path)
+        guarded = [lp.var for lp in (outer, inner) if var_in_condition(block, lp.var)]
+        if guarded:
+            return guard_refusal(guarded[0])
+        pair = {outer.var, inner.var}
+        for entry in carried_statements(program, path):
+            if len(entry.carried & pair) == 1:
+                (which,) = entry.carried & pair
+                return (f"{entry.stmt.target.name} carries a dependence along {which} only; fusing it with "
+                        "a spatial loop would mix a reduction axis into a subscript")
+        return None
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        block, k, outer, inner = adjacent_pair(self, program, site)
+        outer_var, inner_var = outer.var, inner.var
+        problem = self._problem(program, site.path, outer, inner)
+        if problem:
+            raise self.refuse(problem)
+        fused = Loop("L", outer.extent * inner.extent, outer_var)
+        loops = block.loops[:k] + (fused,) + block.loops[k + 2:]
+        return rebuild(program, site.path, block, loops,
+                       lambda e: fuse_index_vars(e, outer_var, inner_var, inner.extent))
+
+    def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
+        outer_var, inner_var = site.get("outer"), site.get("inner")
+        old_block, k, outer = find_loop(self, before, site.path, outer_var)
+        inner = old_block.loops[k + 1]
+        new_block = block_at(after, site.path)
+        fused = new_block.loops[k]
+        t = TraceBuilder()
+        used = ref_using(new_block, outer_var)
+        uses = f"; a reference now reads {t.after(used)}" if used else ""
+        reason = loop_race_reason(before, site.path, outer_var)
+        kind = "spatial loops" if reason is None else f"loops that both carry a dependence ({reason})"
+        where = describe_block(site.path)
+        return t.build(
+            applicability=(f"In {where} the serial loop {t.before(loop_text(inner))} sits directly inside "
+                           f"{t.before(loop_text(outer))}: adjacent {kind} of one header, so they can be "
+                           "merged."),
+            change=(f"{t.before(header_text((outer, inner)))} becomes {t.after(loop_text(fused))} "
+                    f"({outer.extent} x {inner.extent} = {fused.extent} iterations); "
+                    f"{outer_var}*{inner.extent}+{inner_var} is rewritten to {outer_var}, other uses of "
+                    f"{outer_var} and {inner_var} to {outer_var}//{inner.extent} and "
+                    f"{outer_var}%{inner.extent}{uses}. No parameters."),
+            rationale=(f"One loop of {fused.extent} iterations replaces a nest of {outer.extent} x "
+                       f"{inner.extent} whose inner loop ran only {inner.extent} times per entry: "
+                       f"{outer.extent} loop set-ups disappear, and the longer range ({fused.extent} "
+                       f"iterations, {trip_count(old_block.loops[k + 2:])} body iteration(s) each) is one "
+                       "unit to split, parallelise or bind afresh."),
+            exactness=("Exact (E): the fused loop visits the iterations in the original order with the same "
+                       "arithmetic, so the outputs are bitwise identical."),
+        )

@@ -1,0 +1,51 @@
+"""loop_split: a spatial loop becomes outer x inner with i -> i*f+k; reductions and bad factors are refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from leir.printer import canonical, loop_text
+from leir.strategies import InvalidParamsError, Site, apply_strategy, candidates
+
+from .helpers import leir, workload
+from .loop_checks import assert_refused, check_step, refusal_reason
+
+WORKLOADS = ["level1/layer_norm", "level1/conv2d", "level1/softmax"]
+
+
+@pytest.mark.parametrize("workload_id", WORKLOADS)
+def test_splits_a_spatial_loop_of_a_workload_exactly(workload_id):
+    program = workload(workload_id)
+    sites = candidates(program, "loop_split")
+    assert sites, f"{workload_id} has no splittable loop"
+    site = sites[-1]
+    factor = site.params[0].values[-1]
+    step = apply_strategy(program, "loop_split", site, {"factor": factor})
+    var = site.get("loop")
+    text = canonical(step.after.body)
+    assert f"{var}*{factor}+" in text
+    assert step.exactness.value == "E"
+    assert f"factor={factor}" in step.trace.change and var in step.trace.applicability
+    check_step(step)
+
+
+def test_refuses_reduction_loops_prime_extents_and_non_divisors():
+    program = workload("level1/matmul")  # B^{64}_{tx}L^{64}_{a}L^{64}_{c}: c is the reduction axis
+    assert [s.get("loop") for s in candidates(program, "loop_split")] == ["a"]
+    assert_refused(program, "loop_split", Site((0,), (("loop", "c"),)))
+    reason = refusal_reason(program, "loop_split", Site((0,), (("loop", "c"),)), {"factor": 8})
+    assert "carries a reduction" in reason
+    prime = leir("input A: f32[7]\noutput C: f32[7]\n---\nL^{7}_{i=0}[C^{f32,g}_{i}=A^{f32,g}_{i}*2;];")
+    assert candidates(prime, "loop_split") == []
+    with pytest.raises(InvalidParamsError, match="factor=5 is not legal"):
+        apply_strategy(program, "loop_split", 0, {"factor": 5})
+
+
+def test_trace_names_the_loop_and_the_new_nest():
+    program = workload("level1/layer_norm")
+    step = apply_strategy(program, "loop_split", 0, {"factor": 4})
+    old = [lp for lp in step.before.body.blocks[step.site.path[0]].loops if lp.var == step.site.get("loop")][0]
+    assert loop_text(old) in step.trace.applicability
+    again = apply_strategy(workload("level1/layer_norm"), "loop_split", 0, {"factor": 4})
+    assert canonical(again.after.body) == canonical(step.after.body)
+    assert again.trace.render() == step.trace.render()
