@@ -182,7 +182,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for info in chosen:
         print(f"tuning {info.id} ...", file=sys.stderr, flush=True)
-        rows.append(run_one(info, args))
+        try:
+            rows.append(run_one(info, args))
+        except Exception as exc:  # noqa: BLE001 - one broken workload is reported, the rest still run
+            print(f"  {info.id} skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
     report(rows, args)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2, default=str) + "\n", encoding="utf-8")

@@ -1,4 +1,4 @@
-"""``steptp tune``: multi-step search from one program with a rule, LLM or replay policy.
+"""``steptp tune`` (multi-step search with a rule, LLM or replay policy) and ``steptp evaluate``.
 
 ``tune FILE.leir|WORKLOAD --algo beam --policy rule|llm|replay --budget verifications=N,seconds=S
 [--width K] [--seed S] -o RUN.jsonl`` — every candidate verified against its parent and timed against the
@@ -6,6 +6,9 @@ source on the warm sandbox pool; a live progress line on stderr; writes ``RUN.js
 every measured step), ``RUN.summary.json`` (best state and path) and, for ``--policy llm``,
 ``RUN.transcript.jsonl`` (every prompt and raw response). Exit 0 when the run finished (even without an
 improvement), 1 when the source could not be loaded.
+
+``evaluate STEPS.jsonl --url URL --model M [--limit N] [--json OUT.json]`` — single-step rates of a model
+on an exported split (``tuner.evaluate``), per strategy and level, as a table (and JSON).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ def register(subparsers) -> None:
     tune.add_argument("--no-progress", action="store_true")
     tune.add_argument("-o", "--output", required=True, metavar="RUN.jsonl")
     tune.set_defaults(handler=run_tune)
+    register_evaluate(subparsers)
 
 
 def make_policy(args: argparse.Namespace, program_name: str):
@@ -116,4 +120,54 @@ def run_tune(args: argparse.Namespace) -> int:
     for node in search.best_path()[1:]:
         print(f"  {node.depth}. {node.label()}  -> {node.speedup:.3f}x", file=sys.stderr)
     print("wrote " + ", ".join(str(p) for p in paths.values()), file=sys.stderr)
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------------------ evaluate
+
+
+def register_evaluate(subparsers) -> None:
+    ev = subparsers.add_parser("evaluate", help="single-step rates of a model on an exported split",
+                               description="Ask a model once per verified step of a split; print the "
+                                           "answered/different/build/execute/pass/equal_pass rates.")
+    ev.add_argument("split", metavar="STEPS.jsonl",
+                    help="step records (an export's split or generate output)")
+    ev.add_argument("--url", default=os.environ.get("STEPTP_LLM_URL"))
+    ev.add_argument("--model", default=os.environ.get("STEPTP_LLM_MODEL"))
+    ev.add_argument("--api-key-env", default="STEPTP_LLM_KEY")
+    ev.add_argument("--limit", type=int, default=None, help="at most N prompts")
+    ev.add_argument("--request-timeout", type=float, default=120.0)
+    ev.add_argument("--target", default="llvm")
+    ev.add_argument("--json", metavar="OUT.json", help="also write the rates and every graded item")
+    ev.set_defaults(handler=run_evaluate)
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    import json
+
+    from leir.strategies.records import RecordError, load_records
+    from steptp_cli.dataset_commands import make_verify
+    from tuner.evaluate import evaluate_single, rates_table
+    from tuner.policies import LLMPolicy
+
+    if not args.url or not args.model:
+        raise UsageError("evaluate needs --url and --model (or STEPTP_LLM_URL / STEPTP_LLM_MODEL)")
+    if not os.path.isfile(args.split):
+        raise UsageError(f"no such file: {args.split}")
+    try:
+        records = list(load_records(args.split))
+    except RecordError as exc:
+        print(f"steptp evaluate: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    policy = LLMPolicy(args.url, args.model, api_key=os.environ.get(args.api_key_env),
+                       timeout=args.request_timeout)
+    verify, pool = make_verify(workers=1, cache=True, target=args.target)
+    try:
+        report = evaluate_single(records, policy, verify, limit=args.limit)
+    finally:
+        pool.close()
+    print(rates_table(report))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(report, handle, indent=2, sort_keys=True)
     return EXIT_OK

@@ -25,6 +25,8 @@ from tuner.policies.answers import AnswerFailure, answer_objects, match_step
 from tuner.proposals import Proposal, SearchContext
 
 RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+#: One completion: its text (``None`` when the choice had none) and whether it hit the token limit.
+Choice = tuple[str | None, bool]
 
 
 class EndpointError(Exception):
@@ -111,34 +113,47 @@ class LLMPolicy:
 
     # ------------------------------------------------------------------------------------- proposals
 
-    def propose(self, program: Program, context: SearchContext) -> list[Proposal]:
-        prompt = state_prompt(program, self.program_name, context)
+    def complete(self, prompt: str, state: str = "") -> tuple[list[Choice] | None, str | None]:
+        """``([(content, truncated) per choice], None)``, or ``(None, why)`` when no usable reply came.
+
+        The request and every attempt and raw response are appended to ``transcript``.
+        """
         payload = {"model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens,
                    "n": self.samples, "seed": self.seed,
                    "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]}
-        log: dict[str, Any] = {"state": program_hash(program), "prompt": prompt, "attempts": [],
-                               "responses": []}
+        log: dict[str, Any] = {"state": state, "prompt": prompt, "attempts": [], "responses": []}
         self.transcript.append(log)
         try:
             reply = self._post(payload, log)
         except EndpointError as exc:
-            return [Proposal("", failure={"kind": "endpoint_error", "reason": str(exc)}, origin=self.name)]
+            return None, f"endpoint_error: {exc}"
         choices = reply.get("choices") if isinstance(reply, dict) else None
         if not isinstance(choices, list) or not choices:
-            return [Proposal("", failure={"kind": "off_format", "reason": "the reply has no choices"},
-                             raw=log.get("raw_http"), origin=self.name)]
-        proposals: list[Proposal] = []
-        for rank, choice in enumerate(choices):
+            return None, "off_format: the reply has no choices"
+        out: list[Choice] = []
+        for choice in choices:
             message = choice.get("message") if isinstance(choice, dict) else None
             content = message.get("content") if isinstance(message, dict) else None
             if not isinstance(content, str):
                 content = choice.get("text") if isinstance(choice, dict) else None
+            content = content if isinstance(content, str) else None
             log["responses"].append(content)
-            if not isinstance(content, str):
+            out.append((content, isinstance(choice, dict) and choice.get("finish_reason") == "length"))
+        return out, None
+
+    def propose(self, program: Program, context: SearchContext) -> list[Proposal]:
+        prompt = state_prompt(program, self.program_name, context)
+        choices, error = self.complete(prompt, program_hash(program))
+        if choices is None:
+            kind, _sep, reason = (error or "endpoint_error: unknown").partition(": ")
+            return [Proposal("", failure={"kind": kind, "reason": reason},
+                             raw=self.transcript[-1].get("raw_http"), origin=self.name)]
+        proposals: list[Proposal] = []
+        for rank, (content, truncated) in enumerate(choices):
+            if content is None:
                 failure = {"kind": "off_format", "reason": "a choice without text"}
                 proposals.append(Proposal("", failure=failure, origin=self.name))
                 continue
-            truncated = isinstance(choice, dict) and choice.get("finish_reason") == "length"
             proposals.extend(self._parse(program, content, truncated, rank))
         return proposals
 
