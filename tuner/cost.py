@@ -42,19 +42,19 @@ class CostBreakdown:
     overhead: float
 
 
-def expr_ops(expr: Expr) -> float:
-    """Arithmetic operations of one expression (calls to transcendental functions weighted)."""
+def expr_ops(expr: Expr, transcendental: float = TRANSCENDENTAL_WEIGHT) -> float:
+    """Arithmetic operations of one expression (a transcendental call weighs ``transcendental``)."""
     if isinstance(expr, BinOp):
-        return 1.0 + expr_ops(expr.left) + expr_ops(expr.right)
+        return 1.0 + expr_ops(expr.left, transcendental) + expr_ops(expr.right, transcendental)
     if isinstance(expr, Call):
-        own = TRANSCENDENTAL_WEIGHT if expr.func in TRANSCENDENTAL else 1.0
-        return own + sum(expr_ops(a) for a in expr.args)
+        own = transcendental if expr.func in TRANSCENDENTAL else 1.0
+        return own + sum(expr_ops(a, transcendental) for a in expr.args)
     if isinstance(expr, Neg):
-        return 1.0 + expr_ops(expr.operand)
+        return 1.0 + expr_ops(expr.operand, transcendental)
     if isinstance(expr, Paren):
-        return expr_ops(expr.inner)
+        return expr_ops(expr.inner, transcendental)
     if isinstance(expr, IfThenElse):
-        return 1.0 + expr_ops(expr.then) + expr_ops(expr.otherwise)
+        return 1.0 + expr_ops(expr.then, transcendental) + expr_ops(expr.otherwise, transcendental)
     return 0.0
 
 
@@ -107,19 +107,6 @@ def program_flops(program: Program) -> float:
             iterations = 1.0
             for lp in loops:
                 iterations *= lp.extent
-            total += iterations * _plain_ops(stmt.value)
+            total += iterations * expr_ops(stmt.value, transcendental=1.0)
     return total
 
-
-def _plain_ops(expr: Expr) -> float:
-    if isinstance(expr, BinOp):
-        return 1.0 + _plain_ops(expr.left) + _plain_ops(expr.right)
-    if isinstance(expr, Call):
-        return 1.0 + sum(_plain_ops(a) for a in expr.args)
-    if isinstance(expr, Neg):
-        return 1.0 + _plain_ops(expr.operand)
-    if isinstance(expr, Paren):
-        return _plain_ops(expr.inner)
-    if isinstance(expr, IfThenElse):
-        return 1.0 + _plain_ops(expr.then) + _plain_ops(expr.otherwise)
-    return 0.0
