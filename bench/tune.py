@@ -8,7 +8,9 @@ For a deterministic sample of ``K`` workloads per level (every n-th id of the so
    "beats" eager, so each workload runs at the smallest shapes on the geometric path from its default to
    its declared ``paper_shapes`` (``t`` = 0, 0.25, 0.5, 0.75, 1 of the way, integer sizes only) at which
    eager takes at least ``--eager-ms`` per call; the table prints the shapes and the ``t`` used, and marks
-   workloads that stay under the floor even at paper size.
+   workloads that stay under the floor even at paper size. On a loaded machine eager's per-call overhead
+   alone can exceed the floor at the default sizes; ``--shape-t T`` then fixes the point for every
+   workload instead.
 2. **Tune.** Beam search (``--width``) with ``RulePolicy`` at those shapes and the ``--budget``; every
    candidate verified against its parent and timed against the source in the same sandbox job.
 3. **Final measurement.** The best state is verified once more against the PyTorch module itself
@@ -97,7 +99,11 @@ def run_one(info, args) -> dict:
     from verifier.reference import TorchSourceReference
     from verifier.verify import verify
 
-    sets, t, ms = choose_shapes(info, args.eager_ms)
+    if args.shape_t is not None:
+        sets, t = shapes_at(info, args.shape_t), args.shape_t
+        ms = eager_ms(info, sets)
+    else:
+        sets, t, ms = choose_shapes(info, args.eager_ms)
     program = translate_file(info.path, sets=sets).program
     source = Source(SourceInfo(f"{info.id}@f32#bench", info.id, info.level, "f32", 0, sets,
                                program_hash(program)), program)
@@ -169,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=2)
     parser.add_argument("--branch", type=int, default=4)
     parser.add_argument("--eager-ms", type=float, default=1.0)
+    parser.add_argument("--shape-t", type=float, default=None, metavar="T",
+                        help="run every workload at point T (0..1) of the default->paper path instead of "
+                             "probing for the eager floor (eager's overhead on a loaded machine can meet "
+                             "the floor at tiny sizes)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--min-repeat-ms", type=float, default=20.0)
     parser.add_argument("--json", metavar="OUT.json")
