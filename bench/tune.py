@@ -121,7 +121,8 @@ def run_one(info, args) -> dict:
            "under_floor": ms < args.eager_ms, "outcome": final.outcome.value,
            "steps": search.best.depth, "verifications": search.usage.verifications,
            "accepted": search.usage.accepted, "search_seconds": round(time.perf_counter() - start, 1),
-           "path": [n.label() for n in search.best_path()[1:]]}
+           "path": [n.label() for n in search.best_path()[1:]], "max_abs_error": final.max_abs_error,
+           "error": final.error}
     timing = final.timing.median if final.timing else None
     torch_t = final.torch_timing.median if final.torch_timing else None
     source_t = final.source_timing.median if final.source_timing else None
@@ -163,7 +164,15 @@ def report(rows: list[dict], args) -> None:
         print(f"level {level}: geomean speedup over source {fmt(mean)}x"
               f" over {len(chosen)} workloads; fast_1 vs eager {len(fast)}/{len(chosen)}")
     if any(r["under_floor"] for r in rows):
-        print("* eager stays under the floor even at paper_shapes for this workload")
+        where = f"at t={args.shape_t}" if args.shape_t is not None else "even at paper_shapes"
+        print(f"* eager's probe stayed under {args.eager_ms} ms {where} for this workload")
+    if any(r["steps"] == 0 for r in rows):
+        print("steps 0: no step beat the source, so the best state IS the source and its 'vs src' is "
+              "the timing noise of one program timed twice in one job")
+    for r in rows:
+        if r["outcome"] not in ("pass", "equal_pass"):
+            print(f"{r['id']}: the final check against PyTorch gave {r['outcome']} (max abs error "
+                  f"{r['max_abs_error']}) {r['error'] or ''}")
 
 
 def main(argv: list[str] | None = None) -> int:
