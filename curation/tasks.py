@@ -62,3 +62,15 @@ def enqueue_generation(
     workload, *, depth: int = 1, seed: int = 0, max_steps_per_state: int | None = None
 ) -> None:
     generate_steps.apply_async((workload.pk, depth, seed, max_steps_per_state), queue="generate")
+
+
+@shared_task(name="curation.tasks.tune", autoretry_for=TRANSIENT, retry_backoff=True, max_retries=3)
+def tune(trajectory_pk: int) -> str:
+    """Run one stored tuner trajectory (``curation.services.tuning``); returns its final status."""
+    from curation.services.tuning import run_trajectory
+
+    return run_trajectory(trajectory_pk).status
+
+
+def enqueue_tuning(trajectory) -> None:
+    tune.apply_async((trajectory.pk,), queue="tune")

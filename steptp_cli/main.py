@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "steptp_cli.frontend_commands",
     "steptp_cli.strategy_commands",
     "steptp_cli.dataset_commands",
+    "steptp_cli.tune_commands",
 )
 
 

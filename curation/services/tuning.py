@@ -1,0 +1,110 @@
+"""Tuner runs for stored workloads: search from the source state, store the steps and the Trajectory.
+
+``run_trajectory(pk)`` runs ``tuner.run.tune`` on the trajectory's workload with its algorithm, policy
+(``rule``; ``llm`` with ``STEPTP_LLM_URL``/``STEPTP_LLM_MODEL``/``STEPTP_LLM_KEY`` from the environment)
+and budget, writes the run files under ``$STEPTP_VAR_DIR/tuning/`` (the same files ``steptp tune``
+writes), imports the measured steps through the idempotent record import, and records on the row the
+best path (step ids), the explored tree, the best speedup and the best state. A failure is stored on the
+row (status ``failed``, the error), never lost.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from curation.models import ProgramState, RunStatus, Trajectory, Workload
+from curation.services.steps import import_step_file
+from curation.services.workloads import source_state
+
+
+class NothingToTune(ValueError):
+    """The workload has no source state (its source did not translate)."""
+
+
+def run_path(trajectory: Trajectory) -> Path:
+    return Path(settings.VAR_DIR) / "tuning" / f"trajectory-{trajectory.pk}.jsonl"
+
+
+def create_trajectory(workload: Workload, *, algorithm: str = "beam", policy: str = "rule",
+                      budget: dict[str, Any] | None = None, seed: int = 0, target: str = "llvm",
+                      user=None) -> Trajectory:
+    from tuner.search import ALGORITHMS
+
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
+    if policy not in ("rule", "llm"):
+        raise ValueError(f"unknown policy {policy!r}; known: rule, llm")
+    return Trajectory.objects.create(workload=workload, algorithm=algorithm, policy=policy,
+                                     budget=budget or {"verifications": 40}, seed=seed, target=target,
+                                     created_by=user)
+
+
+def _policy(trajectory: Trajectory):
+    from tuner.policies import LLMPolicy, RulePolicy
+
+    if trajectory.policy == "llm":
+        url, model = os.environ.get("STEPTP_LLM_URL"), os.environ.get("STEPTP_LLM_MODEL")
+        if not url or not model:
+            raise ValueError("policy llm needs STEPTP_LLM_URL and STEPTP_LLM_MODEL")
+        return LLMPolicy(url, model, api_key=os.environ.get("STEPTP_LLM_KEY"),
+                         program_name=trajectory.workload.name, seed=trajectory.seed)
+    return RulePolicy(seed=trajectory.seed, measured={})
+
+
+def explored_tree(search) -> list[dict[str, Any]]:
+    """Every state the run reached: hash, parent hash, depth, speedup, and the step that reached it."""
+    return [{"hash": n.hash, "parent": n.parent.hash if n.parent else None, "depth": n.depth,
+             "speedup": n.speedup, "step_id": n.record["step_id"] if n.record else None,
+             "label": n.label()} for n in search.seen.values()]
+
+
+def run_trajectory(trajectory_pk: int, *, options: dict[str, Any] | None = None,
+                   measure: dict[str, Any] | None = None) -> Trajectory:
+    """Run one stored trajectory (``options`` go to the algorithm, ``measure`` to the ``Measurer``)."""
+    from leir.program import program_from_json
+    from leir.strategies.generation import Source
+    from leir.strategies.records import SourceInfo
+    from tuner.measure import Measurer
+    from tuner.run import tune, write_run
+    from tuner.search import Budget
+
+    trajectory = Trajectory.objects.select_related("workload").get(pk=trajectory_pk)
+    workload = trajectory.workload
+    trajectory.status, trajectory.error = RunStatus.RUNNING, ""
+    trajectory.save(update_fields=["status", "error"])
+    try:
+        state = source_state(workload)
+        if state is None:
+            why = workload.translation_error or "none"
+            raise NothingToTune(f"{workload.name} has no source state: {why}")
+        program = program_from_json(state.as_program_json())
+        info = SourceInfo(f"{workload.name}@{workload.dtype}#0", workload.name, workload.level,
+                          workload.dtype, 0, {}, state.program_hash)
+        budget = Budget(**{k: v for k, v in trajectory.budget.items() if k in Budget.KEYS})
+        measurer = Measurer(program, target=trajectory.target, **(measure or {}))
+        try:
+            search = tune(Source(info, program), _policy(trajectory), measurer, budget,
+                          algo=trajectory.algorithm, seed=trajectory.seed, options=options)
+        finally:
+            measurer.close()
+        path = run_path(trajectory)
+        write_run(search, path)
+        import_step_file(path)
+    except Exception as exc:  # noqa: BLE001 - a failed run is a stored outcome
+        trajectory.status, trajectory.error = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"
+        trajectory.finished_at = timezone.now()
+        trajectory.save(update_fields=["status", "error", "finished_at"])
+        return trajectory
+    trajectory.steps = [n.record["step_id"] for n in search.best_path()[1:]]
+    trajectory.explored = explored_tree(search)
+    trajectory.best_speedup = search.best.speedup
+    trajectory.best_state = ProgramState.objects.filter(workload=workload,
+                                                        program_hash=search.best.hash).first()
+    trajectory.status, trajectory.finished_at = RunStatus.DONE, timezone.now()
+    trajectory.save()
+    return trajectory

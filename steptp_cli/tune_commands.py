@@ -1,0 +1,173 @@
+"""``steptp tune`` (multi-step search with a rule, LLM or replay policy) and ``steptp evaluate``.
+
+``tune FILE.leir|WORKLOAD --algo beam --policy rule|llm|replay --budget verifications=N,seconds=S
+[--width K] [--seed S] -o RUN.jsonl`` — every candidate verified against its parent and timed against the
+source on the warm sandbox pool; a live progress line on stderr; writes ``RUN.jsonl`` (step records of
+every measured step), ``RUN.summary.json`` (best state and path) and, for ``--policy llm``,
+``RUN.transcript.jsonl`` (every prompt and raw response). Exit 0 when the run finished (even without an
+improvement), 1 when the source could not be loaded.
+
+``evaluate STEPS.jsonl --url URL --model M [--limit N] [--json OUT.json]`` — single-step rates of a model
+on an exported split (``tuner.evaluate``), per strategy and level, as a table (and JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from steptp_cli.main import EXIT_INVALID, EXIT_OK, UsageError
+
+
+def register(subparsers) -> None:
+    tune = subparsers.add_parser("tune", help="multi-step search for a faster verified program",
+                                 description="Search over verified strategy steps for the fastest program.")
+    tune.add_argument("source", metavar="FILE.leir|WORKLOAD", help="a .leir file or a workload id")
+    tune.add_argument("--algo", choices=("greedy", "beam", "bfs", "dfs", "mcts", "chain"), default="beam")
+    tune.add_argument("--policy", choices=("rule", "llm", "replay"), default="rule")
+    tune.add_argument("--budget", default="verifications=40",
+                      help="verifications=N,policy_calls=N,seconds=S (default verifications=40)")
+    tune.add_argument("--width", type=int, default=4, help="beam width (default 4)")
+    tune.add_argument("--branch", type=int, default=8, help="proposals measured per expansion (default 8)")
+    tune.add_argument("--max-depth", type=int, default=8)
+    tune.add_argument("--rollout-depth", type=int, default=0,
+                      help="MCTS rule-policy rollout steps (default 0)")
+    tune.add_argument("--seed", type=int, default=0)
+    tune.add_argument("--dtype", choices=("f32", "f64", "f16"), default="f32")
+    tune.add_argument("--target", default="llvm")
+    tune.add_argument("--repeats", type=int, default=5, help="timing repeats per program (default 5)")
+    tune.add_argument("--min-repeat-ms", type=float, default=20.0)
+    tune.add_argument("--no-cache", action="store_true", help="do not use the verification result cache")
+    tune.add_argument("--replay", metavar="RUN.jsonl", help="records to replay (--policy replay)")
+    tune.add_argument("--url", default=os.environ.get("STEPTP_LLM_URL"),
+                      help="OpenAI-compatible base URL, e.g. http://host:8000/v1 (env STEPTP_LLM_URL)")
+    tune.add_argument("--model", default=os.environ.get("STEPTP_LLM_MODEL"),
+                      help="model name (env STEPTP_LLM_MODEL)")
+    tune.add_argument("--api-key-env", default="STEPTP_LLM_KEY", help="env variable holding the key")
+    tune.add_argument("--samples", type=int, default=1, help="completions per LLM call (default 1)")
+    tune.add_argument("--temperature", type=float, default=0.0)
+    tune.add_argument("--request-timeout", type=float, default=120.0)
+    tune.add_argument("--no-progress", action="store_true")
+    tune.add_argument("-o", "--output", required=True, metavar="RUN.jsonl")
+    tune.set_defaults(handler=run_tune)
+    register_evaluate(subparsers)
+
+
+def make_policy(args: argparse.Namespace, program_name: str):
+    from tuner.policies import LLMPolicy, ReplayPolicy, RulePolicy
+
+    if args.policy == "rule":
+        return RulePolicy(seed=args.seed, measured={})
+    if args.policy == "replay":
+        if not args.replay:
+            raise UsageError("--policy replay needs --replay RUN.jsonl")
+        if not os.path.isfile(args.replay):
+            raise UsageError(f"no such file: {args.replay}")
+        return ReplayPolicy(args.replay)
+    if not args.url or not args.model:
+        raise UsageError("--policy llm needs --url and --model (or STEPTP_LLM_URL / STEPTP_LLM_MODEL)")
+    return LLMPolicy(args.url, args.model, api_key=os.environ.get(args.api_key_env),
+                     program_name=program_name,
+                     temperature=args.temperature, samples=args.samples, timeout=args.request_timeout,
+                     seed=args.seed)
+
+
+def run_tune(args: argparse.Namespace) -> int:
+    from steptp_cli.dataset_commands import load_sources
+    from tuner.measure import Measurer
+    from tuner.run import tune, write_run
+    from tuner.search.base import Budget
+
+    try:
+        budget = Budget.parse(args.budget)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if min(args.width, args.branch, args.max_depth) < 1:
+        raise UsageError("--width, --branch and --max-depth must be at least 1")
+    if args.source in ("level1", "level2", "all"):
+        raise UsageError("tune takes one program: a .leir file or one workload id")
+    sources = load_sources([args.source], dtype=args.dtype, warn=lambda text: print(text, file=sys.stderr))
+    if not sources:
+        print(f"steptp tune: {args.source} could not be loaded", file=sys.stderr)
+        return EXIT_INVALID
+    source = sources[0]
+    policy = make_policy(args, source.info.workload or source.info.id)
+    options: dict = {}
+    if args.algo == "beam":
+        options["width"] = args.width
+    if args.algo == "mcts" and args.rollout_depth:
+        from tuner.policies import RulePolicy
+
+        options.update(rollout_depth=args.rollout_depth, rollout_policy=RulePolicy(seed=args.seed))
+    show = not args.no_progress and sys.stderr.isatty()
+
+    def progress(search) -> None:
+        if show:
+            print("\r" + search.progress_line().ljust(100), end="", file=sys.stderr, flush=True)
+
+    measurer = Measurer(source.program, target=args.target, cache=not args.no_cache, repeats=args.repeats,
+                        min_repeat_ms=args.min_repeat_ms)
+    try:
+        search = tune(source, policy, measurer, budget, algo=args.algo, seed=args.seed, branch=args.branch,
+                      max_depth=args.max_depth, options=options, progress=progress)
+    finally:
+        measurer.close()
+    if show:
+        print(file=sys.stderr)
+    paths = write_run(search, args.output)
+    print(search.progress_line(), file=sys.stderr)
+    for node in search.best_path()[1:]:
+        print(f"  {node.depth}. {node.label()}  -> {node.speedup:.3f}x", file=sys.stderr)
+    print("wrote " + ", ".join(str(p) for p in paths.values()), file=sys.stderr)
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------------------ evaluate
+
+
+def register_evaluate(subparsers) -> None:
+    ev = subparsers.add_parser("evaluate", help="single-step rates of a model on an exported split",
+                               description="Ask a model once per verified step of a split; print the "
+                                           "answered/different/build/execute/pass/equal_pass rates.")
+    ev.add_argument("split", metavar="STEPS.jsonl",
+                    help="step records (an export's split or generate output)")
+    ev.add_argument("--url", default=os.environ.get("STEPTP_LLM_URL"))
+    ev.add_argument("--model", default=os.environ.get("STEPTP_LLM_MODEL"))
+    ev.add_argument("--api-key-env", default="STEPTP_LLM_KEY")
+    ev.add_argument("--limit", type=int, default=None, help="at most N prompts")
+    ev.add_argument("--request-timeout", type=float, default=120.0)
+    ev.add_argument("--target", default="llvm")
+    ev.add_argument("--json", metavar="OUT.json", help="also write the rates and every graded item")
+    ev.set_defaults(handler=run_evaluate)
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    import json
+
+    from leir.strategies.records import RecordError, load_records
+    from steptp_cli.dataset_commands import make_verify
+    from tuner.evaluate import evaluate_single, rates_table
+    from tuner.policies import LLMPolicy
+
+    if not args.url or not args.model:
+        raise UsageError("evaluate needs --url and --model (or STEPTP_LLM_URL / STEPTP_LLM_MODEL)")
+    if not os.path.isfile(args.split):
+        raise UsageError(f"no such file: {args.split}")
+    try:
+        records = list(load_records(args.split))
+    except RecordError as exc:
+        print(f"steptp evaluate: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    policy = LLMPolicy(args.url, args.model, api_key=os.environ.get(args.api_key_env),
+                       timeout=args.request_timeout)
+    verify, pool = make_verify(workers=1, cache=True, target=args.target)
+    try:
+        report = evaluate_single(records, policy, verify, limit=args.limit)
+    finally:
+        pool.close()
+    print(rates_table(report))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(report, handle, indent=2, sort_keys=True)
+    return EXIT_OK

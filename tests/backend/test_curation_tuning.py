@@ -1,0 +1,52 @@
+"""A stored tuner run: the Trajectory row gets the best path, explored tree and speedup; steps imported."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+
+from curation.models import RunStatus, Step, Trajectory
+from curation.services.tuning import create_trajectory, run_trajectory
+from tests.backend.fixtures import builtin
+
+pytestmark = pytest.mark.django_db
+
+FAST_TIMING = {"cache": False, "repeats": 2, "min_repeat_ms": 2.0}
+
+
+def test_run_trajectory_stores_the_search(settings, tmp_path):
+    settings.VAR_DIR = tmp_path
+    workload = builtin("level1/layer_norm")
+    trajectory = create_trajectory(workload, algorithm="chain", budget={"verifications": 2})
+    done = run_trajectory(trajectory.pk, measure=FAST_TIMING)
+    assert done.status == RunStatus.DONE, done.error
+    assert len(done.explored) == 3  # the source and two verified states
+    steps = Step.objects.filter(workload=workload)
+    assert steps.count() == 2
+    if done.best_speedup > 1.0:
+        assert done.steps and set(done.steps) <= set(steps.values_list("step_id", flat=True))
+        assert done.best_state is not None
+        assert done.best_state.program_hash in {n["hash"] for n in done.explored}
+    assert (tmp_path / "tuning" / f"trajectory-{done.pk}.summary.json").is_file()
+
+
+def test_manage_tune_command_and_bad_input(settings, tmp_path, capsys):
+    settings.VAR_DIR = tmp_path
+    builtin("level1/layer_norm")
+    with pytest.raises(Exception, match="budget item"):
+        call_command("tune", "--name", "level1/layer_norm", "--budget", "nope=1")
+    with pytest.raises(Exception, match="no stored workload"):
+        call_command("tune", "--name", "level9/none")
+    with pytest.raises(Exception, match="unknown algorithm"):
+        call_command("tune", "--name", "level1/layer_norm", "--algo", "annealing")
+    assert Trajectory.objects.count() == 0
+
+
+def test_a_failing_run_is_stored_as_failed(settings, tmp_path, monkeypatch):
+    settings.VAR_DIR = tmp_path
+    monkeypatch.delenv("STEPTP_LLM_URL", raising=False)
+    workload = builtin("level1/layer_norm")
+    trajectory = create_trajectory(workload, algorithm="chain", policy="llm", budget={"verifications": 1})
+    done = run_trajectory(trajectory.pk, measure=FAST_TIMING)
+    assert done.status == RunStatus.FAILED
+    assert "STEPTP_LLM_URL" in done.error

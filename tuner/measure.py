@@ -1,0 +1,72 @@
+"""Measuring a candidate: verify it against its parent and time it against the source, in one job.
+
+``Measurer.measure(after, before)`` calls ``verifier.verify`` with ``time=True`` and the run's source
+program, so the state, its parent and the source are built and timed in the same sandbox job on the same
+fresh inputs, and ``speedup_vs_source`` — the search's reward — compares like with like. Acceptance is the
+dataset's rule (``records.verification_json``): ``equal_pass`` for exact steps, ``pass`` for the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from leir.ast import Program
+from leir.strategies.base import Exactness
+from leir.strategies.records import verification_json
+
+
+@dataclass(frozen=True)
+class Measurement:
+    accepted: bool
+    speedup: float | None
+    seconds: float | None
+    verification: dict[str, Any]
+    #: The source program's median seconds, timed in the same job (the reward's denominator).
+    source_seconds: float | None = None
+
+
+class Measurer:
+    """Verification plus timing on a warm sandbox pool (``verifier`` is imported only here)."""
+
+    def __init__(self, source: Program, *, target: str = "llvm", cache: bool = True, workers: int = 1,
+                 repeats: int = 5, min_repeat_ms: float = 20.0, cache_dir: str | None = None):
+        from verifier import cache as cache_mod
+        from verifier.sandbox import WorkerPool
+        from verifier.verify import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_S, WARM_MODULES
+
+        self.source = source
+        self.target = target
+        self.repeats = repeats
+        self.min_repeat_ms = min_repeat_ms
+        self.pool = WorkerPool(workers, warm_modules=WARM_MODULES, timeout=DEFAULT_TIMEOUT_S,
+                               memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB)
+        self.cache = cache_mod.ResultCache(cache_dir) if cache else False
+        self.count = 0
+
+    def settings(self) -> dict[str, Any]:
+        return {"target": self.target, "repeats": self.repeats, "min_repeat_ms": self.min_repeat_ms}
+
+    def measure(self, after: Program, before: Program, exactness: Exactness) -> Measurement:
+        from verifier.verify import verify
+
+        self.count += 1
+        result = verify(after, parent=before, source=self.source, target=self.target, time=True,
+                        reference="parent", pool=self.pool, cache=self.cache, repeats=self.repeats,
+                        min_repeat_ms=self.min_repeat_ms).to_json()
+        verification = verification_json(result, exactness)
+        return Measurement(verification["accepted"], _number(result.get("speedup_vs_source")),
+                           _median(result.get("timing")), verification,
+                           _median(result.get("source_timing")))
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _median(timing: Mapping[str, Any] | None) -> float | None:
+    return _number(timing.get("median")) if isinstance(timing, Mapping) else None

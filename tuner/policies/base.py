@@ -1,0 +1,45 @@
+"""The policy protocol, and the enumeration of engine steps every policy shares."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Protocol
+
+from leir.ast import Program
+from leir.strategies.base import AppliedStep
+from leir.strategies.explore import PlannedStep, StepFailure, attempt, param_choices
+from leir.strategies.registry import all_strategies
+from tuner.proposals import Proposal, SearchContext
+
+
+class Policy(Protocol):
+    """Proposes next steps for ``program``; ``name`` identifies it in run records."""
+
+    name: str
+
+    def propose(self, program: Program, context: SearchContext) -> list[Proposal]:
+        """Proposals best first (failed ones included, marked by ``failure``)."""
+        ...
+
+    def describe(self) -> dict:
+        """Settings that make the policy reproducible (stored in the run's records)."""
+        ...
+
+
+def engine_steps(program: Program, state_hash: str, *, seed: int, params_per_site: int = 4,
+                 strategies: tuple[str, ...] | None = None) -> Iterator[AppliedStep]:
+    """Every legal step of every registered strategy (``params_per_site`` seeded parameter choices)."""
+    for strategy in all_strategies():
+        if strategies is not None and strategy.name not in strategies:
+            continue
+        try:
+            sites = strategy.candidates(program)
+        except Exception:  # noqa: BLE001 - a broken strategy proposes nothing; generation reports it
+            continue
+        for index, site in enumerate(sites):
+            rng = random.Random(f"{seed}|{state_hash}|{strategy.name}|{site.key}")
+            for params in param_choices(site, params_per_site, rng):
+                outcome = attempt(program, PlannedStep(strategy, index, site, params))
+                if not isinstance(outcome, StepFailure):
+                    yield outcome
