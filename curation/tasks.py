@@ -11,8 +11,10 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from verifier.errors import SandboxError
+
 #: Errors worth a retry: the infrastructure, not the program.
-TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError, SandboxError)
 
 
 @shared_task(name="curation.tasks.ping", ignore_result=True)

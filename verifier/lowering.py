@@ -72,23 +72,7 @@ from leir.intervals import index_range
 from leir.semantics import ProgramInfo, StmtInfo, StmtKind
 from verifier import targets as tg
 from verifier import tvm_adapter as tvm_a
-
-
-class LoweringError(Exception):
-    """The program is valid LEIR but cannot be lowered to the requested target."""
-
-
-class BuildError(LoweringError):
-    """TVM could not compile the lowered module for the target; carries TVM's message."""
-
-
-class GpuLimitError(LoweringError):
-    """A binding or allocation exceeds a CUDA limit; names the loop (or tensor) and the limit."""
-
-    def __init__(self, message: str, *, loop: str = "", limit: str = "") -> None:
-        self.loop = loop
-        self.limit = limit
-        super().__init__(message)
+from verifier.errors import BuildError, GpuLimitError, LoweringError  # noqa: F401 - re-exported
 
 
 @dataclass(frozen=True)

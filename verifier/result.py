@@ -125,6 +125,8 @@ class VerificationResult:
     #: Loops the built kernel does not run as their kind says (``{"loop", "path", "reason"}`` each):
     #: a ``P`` loop that carries a reduction runs serially, so a step adding it has no effect.
     unhonoured_loops: list[dict[str, Any]] = field(default_factory=list)
+    #: The ``verifier.errors`` class of a failure (``BuildError``, ``KernelFailure`` …), ``None`` on success.
+    error_class: str | None = None
     #: Human-readable notes (skipped reference, cuda without a GPU, the signal of a crash …).
     notes: list[str] = field(default_factory=list)
     error: str | None = None

@@ -30,6 +30,7 @@ import numpy as np
 from leir.ast import Program
 from verifier import cache as cache_mod
 from verifier.compare import RULE_VERSION, compare_outputs, outputs_bitwise_equal, scaled_allowance
+from verifier.errors import KernelFailure, VerifierError
 from verifier.inputs import fresh_seed, make_inputs
 from verifier.reference import (
     INTERPRETER_MAX_ITERATIONS,
@@ -229,7 +230,8 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
         kernel, out["build_seconds"], reused = _kernel(spec.program, spec.target)
     except Exception as exc:  # noqa: BLE001
         raise_if_memory_error(exc)
-        out.update(outcome=Outcome.BUILD_ERROR.value, error=_err(exc))
+        out.update(outcome=Outcome.BUILD_ERROR.value, error=_err(exc),
+                   error_class=type(exc).__name__ if isinstance(exc, VerifierError) else "BuildError")
         return out
     lowered = getattr(kernel, "lowered", None)
     out["unhonoured_loops"] = [u.to_json() for u in getattr(lowered, "unhonoured_loops", ())]
@@ -479,5 +481,7 @@ def _to_result(job, base: dict[str, Any], notes: list[str], chosen, parent) -> V
         notes = notes + ["sandbox job raised: " + job.traceback.strip().splitlines()[-1]]
     from verifier.timing import hardware
 
+    error_class = KernelFailure.__name__  # the program's kernel crashed, hung, ran out of memory or raised
     return VerificationResult(outcome, error=error, notes=list(notes), log_excerpt=_clean_log(job.log),
-                              reference=default_reference, hardware=hardware(), **base)
+                              reference=default_reference, hardware=hardware(), error_class=error_class,
+                              **base)

@@ -349,3 +349,15 @@ def test_cli_set_reads_a_tuple_like_translate(tmp_path: Path, monkeypatch, capsy
     assert code == 0, data
     assert data["outcome"] == "pass" and data["notes"] == []
     assert steptp(["verify", str(leir_file), "--source", str(source), "--set", "SHAPE"]) == 2
+
+
+def test_failures_keep_the_verifier_error_class(pool):
+    """A task tells a program failure from infrastructure trouble by the class kept on the result."""
+
+    too_wide = load_program("input A: f32[2048, 1]\noutput C: f32[2048, 1]\n---\n"
+                            "B^{2048}_{tx=0}[C^{f32,g}_{tx,0}=A^{f32,g}_{tx,0};];")
+    result = verify(too_wide, target="cuda", pool=pool, cache=False)
+    assert result.outcome is Outcome.BUILD_ERROR and result.error_class == "GpuLimitError"
+    assert VerificationResult.from_json(result.to_json()).error_class == "GpuLimitError"
+    ok = _verify(EXP_WRONG, pool, parent=EXP_SQUARE, reference="parent")
+    assert ok.error_class is None
