@@ -81,7 +81,8 @@ def import_builtin(*, level: int | None = None, names: list[str] | None = None, 
 
         def translate(info=info):
             try:
-                return program_to_json(translate_file(info.path, dtype=dtype).program)
+                # as the generator translates them: dead blocks kept, their removal is a step
+                return program_to_json(translate_file(info.path, dtype=dtype, keep_dead_blocks=True).program)
             except Exception as exc:  # a built-in that stops translating is reported, not fatal
                 return TranslationFailure(f"{type(exc).__name__}: {exc}")
 
