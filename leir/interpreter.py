@@ -503,8 +503,12 @@ class _Machine:
         if kind is Paren:
             return self._value(expr.inner, lanes, dtype, cdt)
         if kind is Neg:
-            if cdt.kind in "iu" and isinstance(_strip(expr.operand), Inf):
+            inner = _strip(expr.operand)
+            if cdt.kind in "iu" and isinstance(inner, Inf):
                 return np.full(n, np.iinfo(cdt).min, dtype=cdt)
+            if cdt.kind in "iu" and isinstance(inner, Num) and not inner.is_int:
+                # a negative float literal converts as one value (-2.5 in u8 saturates to 0)
+                return np.full(n, float_to_int(np.array(-float(inner.text)), cdt), dtype=cdt)
             return np.negative(self._value(expr.operand, lanes, dtype, cdt))
         if kind is BinOp:
             left = self._value(expr.left, lanes, dtype, cdt)

@@ -26,8 +26,12 @@ _FLOATS = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float
 
 
 def lit(value: float | int, tdt: str) -> str:
+    """A TVMScript literal of TVM dtype ``tdt`` (infinities spelled as strings; a uint64 beyond the
+    int64 range — TVM's immediates stop at 2^63 - 1 — as the bitwise complement of a small one)."""
     if isinstance(value, float) and np.isinf(value):
         return f"T.{tdt}(\"{'inf' if value > 0 else '-inf'}\")"
+    if tdt == "uint64" and value >= 2**63:
+        return f"T.bitwise_not(T.uint64({2**64 - 1 - int(value)}))"
     return f"T.{tdt}({value!r})"
 
 
@@ -68,6 +72,28 @@ def int_div_mod(op: str, a: str, b: str, dtype: str, let: Let) -> str:
         return f"(T.floordiv({x}, {safe}) * {sign})"
 
     return let(a, tdt, lambda x: let(b, tdt, lambda y: build(x, y)))
+
+
+#: 32-bit integer types whose ``+ - *`` TVM emits with LLVM's ``nsw``/``nuw`` flags (overflow undefined):
+#: computed in 64 bits, where they cannot overflow, and truncated — a wrap by definition. Narrower types
+#: are emitted without flags and wrap as they are; 64-bit types have no wider type (docs/leir.md §6).
+WIDENED = {"i32": ("int64", "int64", "int64"), "u32": ("int64", "int64", "uint64")}
+
+
+def wrapping(op: str, a: str, b: str | None, dtype: str) -> str:
+    """``+ - *`` (and negation, ``b=None``) of i32/u32 that wrap on overflow, as NumPy's do."""
+    tdt = numpy_dtype(dtype).name
+    add, sub, mul = WIDENED[dtype]
+    wide = {"+": add, "-": sub, "*": mul}[op]
+    if b is None:
+        return f"T.Cast(\"{tdt}\", {lit(0, wide)} - T.Cast(\"{wide}\", {a}))"
+    return f"T.Cast(\"{tdt}\", T.Cast(\"{wide}\", {a}) {op} T.Cast(\"{wide}\", {b}))"
+
+
+def int_abs(a: str, dtype: str, let: Let) -> str:
+    """``abs`` of an i32; the minimum stays the minimum (NumPy's wrap), never poison."""
+    tdt = numpy_dtype(dtype).name
+    return let(a, tdt, lambda x: f"T.Select({x} < {lit(0, tdt)}, {wrapping('-', x, None, dtype)}, {x})")
 
 
 def _work_type(dtype: str) -> str:

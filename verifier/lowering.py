@@ -54,6 +54,7 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
 
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 from dataclasses import dataclass, field
@@ -119,8 +120,11 @@ _INT_WIDTH = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32
 _RESERVED = set(keyword.kwlist) | {"range", "T", "main", "int", "float", "bool", "max", "min"}
 _GPU_VAR = re.compile(r"^([bt])([xyz])")
 _INDEX_DTYPE = "int32"
-#: TVMScript text that is safe to repeat: a name, a load with plain indices, a literal.
-_LEAF = re.compile(r"^(?:[A-Za-z_]\w*(?:\[[\w ,]*\])?|T\.(?:b?float|u?int|bool)\d*\([^()]*\))$")
+#: TVMScript text that is cheap to repeat: a name, a load with plain indices, a literal (or a cast of one).
+_LEAF = re.compile(r"^(?:T\.Cast\(\"\w+\", )?"  # optionally converted:
+                   r"(?:[A-Za-z_]\w*(?:\[[\w ,]*\])?|T\.(?:b?float|u?int|bool)\d*\([^()]*\))\)?$")
+#: A load inside a load's subscript: a gather.
+_GATHER = re.compile(r"\[[^\]]*\[")
 _CALL = {"exp": "T.exp", "log": "T.log", "sqrt": "T.sqrt", "erf": "T.erf", "abs": "T.abs",
          "max": "T.max", "min": "T.min"}
 
@@ -213,8 +217,10 @@ class _Writer:
         for _, stmt, loops in self.stmt_order:
             for lp in loops:
                 self.loop_refs.setdefault(lp, []).extend(_refs(stmt))
-        #: ``T.Let`` variables of the statement being written (declared at the top of its sblock)
+        #: bindings of the statement being written (emitted at the top of its sblock, see ``let``)
         self.lets: list[str] = []
+        #: depth of ``if_then_else`` branches around the expression being written
+        self.in_branch = 0
         self.let_count = 0
         #: the statement being written is a cuda cross-thread reduction (needs TVM's own ``T.max``)
         self.plain_minmax = False
@@ -236,13 +242,21 @@ class _Writer:
         self.lines.append("    " * depth + line)
 
     def let(self, value: str, tdt: str, body) -> str:
-        """``body(x)`` with ``x`` bound to ``value`` once (``T.Let``); a leaf is used as it is."""
-        if _LEAF.match(value):
+        """``body(x)`` with ``x`` standing for ``value``, evaluated once.
+
+        ``x`` is bound by a statement at the top of the sblock (``_eN = T.bind(value)``), which TVM handles
+        robustly (its CSE and range analysis fail on some ``T.Let`` expressions of loop variables). Such
+        a binding runs even where an ``if_then_else`` branch would not: safe, since every operation the
+        lowering emits is total and every statically ranged read is clamped — except a gather, whose
+        index is not known to be in range where its branch is not taken, so a value inside a branch
+        that contains a gather is repeated instead of bound. A leaf is always used as it is.
+        """
+        if _LEAF.match(value) or (self.in_branch and _GATHER.search(value)):
             return body(value)
         name = f"_e{self.let_count}"
         self.let_count += 1
-        self.lets.append(f"{name} = T.{tdt}()")
-        return f"T.Let({body(name)}, where={{{name}: {value}}})"
+        self.lets.append(f"{name} = T.bind({value})")  # T.bind: a scalar, never a buffer view
+        return body(name)
 
     def convert(self, text: str, src: str, dst: str) -> str:
         """A value of LEIR dtype ``src`` converted to ``dst`` by the language's rules (docs/leir.md §6)."""
@@ -751,6 +765,8 @@ class _Writer:
                 return _literal(min_value(dtype), dtype)
             if isinstance(inner, A.Num):
                 return _literal(-inner.value, dtype)
+            if dtype in edge_ops.WIDENED:
+                return edge_ops.wrapping("-", self.expr(e.operand, dtype, ranges), None, dtype)
             return f"(-{self.expr(e.operand, dtype, ranges)})"
         if isinstance(e, A.BinOp):
             return self._binop(e, dtype, ranges)
@@ -760,27 +776,33 @@ class _Writer:
                 return self.convert(f"{_CALL[e.func]}(T.Cast(\"float64\", {args[0]}))", "f64", dtype)
             if e.func in ("max", "min") and dtype in _FLOAT_WIDTH and not self.plain_minmax:
                 return edge_ops.nan_max_min(e.func, args[0], args[1], tdt, self.let)
+            if e.func == "abs" and dtype == "i32":
+                return edge_ops.int_abs(args[0], dtype, self.let)
             return f"{_CALL[e.func]}({', '.join(args)})"
         if isinstance(e, A.IfThenElse):
             cond = self.cond(e.cond, ranges)
-            return (f"T.if_then_else({cond}, {self.expr(e.then, dtype, ranges)}, "
-                    f"{self.expr(e.otherwise, dtype, ranges)})")
+            self.in_branch += 1
+            then, otherwise = self.expr(e.then, dtype, ranges), self.expr(e.otherwise, dtype, ranges)
+            self.in_branch -= 1
+            return f"T.if_then_else({cond}, {then}, {otherwise})"
         raise LoweringError(f"unsupported expression {type(e).__name__}")
 
     def _binop(self, e: A.BinOp, dtype: str, ranges: dict[str, tuple[int, int]]) -> str:
         is_float = dtype in _FLOAT_WIDTH
+        tdt = _tvm_dtype(dtype)
         if e.op == "**":
             exponent = A.strip_parens(e.right)
             base = A.strip_parens(e.left)
             if isinstance(exponent, A.Num) and exponent.is_int and exponent.value == 2 and isinstance(
                     base, (A.TensorRef, A.Var, A.Num)):
                 b = self.expr(base, dtype, ranges)
-                return f"({b} * {b})"
+                return self._arith("*", b, b, dtype)
             if not is_float:
                 if isinstance(exponent, A.Num) and exponent.is_int and exponent.value <= 8:
-                    b = self.expr(base, dtype, ranges)
-                    return "(" + " * ".join([b] * int(exponent.value)) + ")" if exponent.value else \
-                        _literal(1, dtype)
+                    if not exponent.value:
+                        return _literal(1, dtype)
+                    return self.let(self.expr(base, dtype, ranges), tdt, lambda b: functools.reduce(
+                        lambda acc, _: self._arith("*", acc, b, dtype), range(int(exponent.value) - 1), b))
                 raise LoweringError(f"'**' in integer dtype {dtype} needs a small literal exponent")
             return f"T.pow({self.expr(e.left, dtype, ranges)}, {self.expr(e.right, dtype, ranges)})"
         left = self.expr(e.left, dtype, ranges)
@@ -793,7 +815,14 @@ class _Writer:
             if e.op == "//":
                 return edge_ops.float_floordiv(left, right, dtype, self.let)
             return edge_ops.float_mod(left, right, dtype, self.let)
-        return f"({left} {e.op} {right})"
+        return self._arith(e.op, left, right, dtype)
+
+    @staticmethod
+    def _arith(op: str, left: str, right: str, dtype: str) -> str:
+        """``+ - *``; i32/u32 wrap on overflow (see ``edge_ops.wrapping``)."""
+        if dtype in edge_ops.WIDENED:
+            return edge_ops.wrapping(op, left, right, dtype)
+        return f"({left} {op} {right})"
 
     def cond(self, c: A.Cond, ranges: dict[str, tuple[int, int]]) -> str:
         if isinstance(c, A.Paren):
@@ -841,7 +870,7 @@ def _literal(value: int | float | bool, dtype: str) -> str:
     if dtype in _INT_WIDTH:
         if isinstance(value, float):  # a float literal converts like any float: truncate, saturate
             value = int(float_to_int(np.array(value), numpy_dtype(dtype)))
-        return f"T.{tdt}({int(value)})"
+        return edge_ops.lit(int(value), tdt)
     if isinstance(value, float) and value in (float("inf"), float("-inf")):
         return f"T.{tdt}(\"{'inf' if value > 0 else '-inf'}\")"
     return f"T.{tdt}({float(value)!r})"
