@@ -31,7 +31,13 @@ statements that read what another statement of the block writes at another subsc
 statements that are not a pure reduction. A pure reduction ``X=X⊕rest`` (the only writer and the only
 reader of X in its top-level block) is executed with NumPy's unbuffered ``ufunc.at`` scatter, in iteration
 order, so it never forces sequential loops. Vectorised iterations are laid out outer-loop-major, so a
-reduction that runs fully vectorised combines in exactly the sequential order.
+reduction combines in exactly the header order when no sequential loop sits inside a vectorised one;
+when one does (``L i L k`` with ``k`` carrying a recurrence), its updates are held back with their
+iteration's rank and applied sorted at the end of the top-level block (``_Machine._scatter``).
+
+Edge values (docs/leir.md §6): NumPy's ``maximum``/``minimum`` propagate NaN, ``floor_divide``/``mod`` are
+the float ``//`` and ``%``; integer division by zero gives 0; float → int conversion saturates
+(``leir.dtypes.float_to_int``).
 """
 
 from __future__ import annotations

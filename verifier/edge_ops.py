@@ -5,11 +5,11 @@ interpreter gets those rules from NumPy. TIR does not: ``T.max`` on floats drops
 order, ``T.floordiv`` by zero traps (SIGFPE) and by -1 of the minimum overflows, a float → int
 ``T.Cast`` of an out-of-range value is LLVM poison, ``!=`` on floats is *ordered* (false for NaN), and
 float ``//`` / ``%`` have no TIR operator with NumPy's rounding. Each function here returns the TIR that
-implements the rule, written with ``T.Select`` (eager, so every operand must be trap-free) and
-``T.Let`` so an operand is evaluated once however often the rule mentions it.
+implements the rule, written with ``T.Select`` (eager, so every operand must be trap-free) and a
+binding so an operand is evaluated once however often the rule mentions it.
 
 Every function takes ``let(value, tvm_dtype, body)``: it binds ``value`` to a fresh variable (or uses
-it as is when it is a leaf) and returns ``body(name)`` wrapped in the binding.
+it as is when it is a leaf) and returns ``body(name)`` (``lowering._Writer.let``).
 """
 
 from __future__ import annotations

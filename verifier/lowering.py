@@ -18,10 +18,14 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
   definition.
 * Zero fill: an output or intermediate is zero-filled at the start of ``main`` unless its first
   referencing statement is a plain write or a reduction that covers the whole tensor (LHS = distinct
-  plain loop variables whose extents are the tensor's dimensions) and reads nothing else of it.
-* Arithmetic is evaluated in the LHS dtype (every tensor operand, literal and loop variable is cast);
-  comparisons run in the promoted type of their two operands; integer ``/`` and ``//`` are ``floordiv``,
-  ``%`` is ``floormod``; ``**`` with literal exponent 2 on a leaf is ``x*x``, otherwise ``T.pow``.
+  plain loop variables whose extents are the tensor's dimensions) and reads nothing else of it, and no
+  later read in the same top-level block can meet an element before it is written
+  (``_written_before_read``); a reduction that cannot use ``T.init`` for the same reason is init-filled.
+* Arithmetic is evaluated in the LHS dtype (every tensor operand, literal and loop variable is converted
+  by the language's rules); comparisons run in the promoted type of their two operands; ``**`` with
+  literal exponent 2 on a leaf is ``x*x``, otherwise ``T.pow``. Edge values follow docs/leir.md §6 via
+  ``verifier.edge_ops``: NaN-propagating ``max``/``min``, trap-free integer ``/ // %`` (0 for a zero
+  divisor), NumPy's float ``//`` and ``%``, saturating float → int, IEEE ``!=``, wrapping i32/u32.
 * Guarded reads: any tensor index whose range over the loops can leave the tensor (``D_{a-1}`` under
   ``a-1<0``, padding reads) is clamped into range, so evaluating both sides of ``T.if_then_else`` never
   touches memory outside a buffer; the discarded value does not matter.
@@ -853,6 +857,7 @@ class _Writer:
 
     def _compare(self, left: A.Expr, op: str, right: A.Expr, ranges: dict[str, tuple[int, int]]) -> str:
         kind = _promote(self.etype(left), self.etype(right))
+        kind = {"int": "i64", "float": "f64"}.get(kind, kind)  # two untyped literals (2>inf)
         if kind not in _FLOAT_WIDTH and _index_like(left) and _index_like(right):
             return f"({self.index(left, ranges)} {op} {self.index(right, ranges)})"
         if op == "!=":

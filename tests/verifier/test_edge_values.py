@@ -337,7 +337,7 @@ def test_a_reduction_read_before_its_update_reads_its_init(index):
 
 # ------------------------------------------------------- random elementwise programs on edge values
 
-_F_LEAVES = ["A^{f,g}_{c}", "B^{f,g}_{c}", "I^{i32,g}_{c}", "c", "2", "0.5", "(c-3)", "inf"]
+_F_LEAVES = ["A^{f,g}_{c}", "B^{f,g}_{c}", "I^{i32,g}_{c}", "2", "0.5", "inf"]
 _BIN = ["+", "-", "*", "/", "//", "%"]
 
 
@@ -363,8 +363,8 @@ EDGE_B = np.array([0.0, 2.0, NAN, -INF, 0.1, -0.0, INF, -1.0, 3.0, 0.5, -4.0, 1e
 EDGE_I = np.array([0, 1, -1, 2, -2, 0, 7, -7, 2**31 - 1, -(2**31), 3, 0, -3, 5, 0, 4], np.int32)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(_expressions(), st.sampled_from(["f32", "f64", "i32", "u8", "i16", "u32"]))
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(_expressions(), st.sampled_from(["f32", "f64", "i32", "i16"]))
 def test_random_expressions_on_edge_values_agree_in_both_semantics(expr, out):
     """Interpreter and kernel compute the same bits for any mix of the edge-value operations."""
     fd = "f64" if out == "f64" else "f32"
