@@ -10,10 +10,11 @@ What makes inputs useful for verification, beyond "random":
 * ``special_values=True`` feeds the edge values docs/leir.md §6 defines a result for, wherever the program
   can meet them: about one position in eight gets a zero, a negative or a large magnitude (zeros also in
   integer divisors, so ``//`` and ``%`` by zero happen; -1 and the type's extremes in signed integers);
-  a float tensor that a statement converts to an integer type gets values outside that type's range; and
-  every float tensor of 8 or more elements gets a few non-finite values — NaN, +inf and -inf (NaN, +inf,
-  0 and -1 for a ``log``/``sqrt`` argument) — at seeded positions. Those are kept *sparse* (at most one
-  per kind and eight elements) so most outputs stay finite and the numbers are still compared;
+  a float tensor that a statement converts to an integer type gets values outside that type's range
+  (±inf and NaN included); and every float tensor of 8 or more elements gets one NaN (a ``log``/``sqrt``
+  argument also a 0 and a -1, so log meets -inf and NaN) at seeded positions — kept *sparse* so most
+  outputs stay finite and the numbers are still compared. Infinities come from the program meeting zero
+  divisors, ``log(0)`` and ``exp`` of the large magnitudes (see ``_with_nonfinite`` for why not directly);
 * parameters and constants come from the source program when the caller passes them (``params``).
 
 Each tensor draws from its own generator seeded by ``(seed, crc32(name))`` so adding a tensor to a
@@ -206,8 +207,8 @@ def converted_tensors(program: Program) -> set[str]:
 
 
 #: Floats outside the range of some integer type (u8/i8, i16/u16, i32/u32, every type), in both signs.
-_OUT_OF_RANGE = (300.5, -129.5, 7.0e4, -4.0e4, 5.0e9, -3.0e9, 1.0e20, -1.0e20)
-_OUT_OF_RANGE_F16 = (300.5, -129.5, 4.0e4, -4.0e4, 6.0e4, -6.0e4)
+_OUT_OF_RANGE = (300.5, -129.5, 7.0e4, -4.0e4, 5.0e9, -3.0e9, 1.0e20, -1.0e20, np.inf, -np.inf, np.nan)
+_OUT_OF_RANGE_F16 = (300.5, -129.5, 4.0e4, -4.0e4, 6.0e4, -6.0e4, np.inf, -np.inf, np.nan)
 
 
 def _special_float(shape, rng: np.random.Generator, dtype: str,
@@ -222,8 +223,13 @@ def _special_float(shape, rng: np.random.Generator, dtype: str,
 
 
 def _with_nonfinite(values: np.ndarray, rng: np.random.Generator, positive: bool) -> np.ndarray:
-    """A few NaN/±inf (for a log/sqrt argument: NaN, +inf, 0, -1) at distinct seeded positions."""
-    edges = (np.nan, np.inf, 0.0, -1.0) if positive else (np.nan, np.inf, -np.inf)
+    """One NaN (for a log/sqrt argument also 0 and -1: -inf and NaN from log) at seeded positions.
+
+    Infinities are not fed directly: the PyTorch reference does not give them one answer (a BLAS matmul
+    turns a single +inf into NaN through its zero padding, ``logsumexp`` special-cases it), so they come
+    from the program itself — zero divisors, ``log(0)``, ``exp`` of the large magnitudes above.
+    """
+    edges = (np.nan, 0.0, -1.0) if positive else (np.nan,)
     count = min(len(edges), values.size // _SPECIAL_FRACTION)
     if count == 0:
         return values

@@ -375,3 +375,33 @@ def test_random_expressions_on_edge_values_agree_in_both_semantics(expr, out):
     results = _all_three(text, inputs)
     for who in ("sequential", "kernel"):
         np.testing.assert_array_equal(results[who]["C"], results["vectorised"]["C"], err_msg=f"{who}: {text}")
+
+
+# ------------------------------------------------------------- special values meet the edge cases
+
+
+def test_special_values_meet_every_edge_the_program_can_meet():
+    from verifier.inputs import converted_tensors, make_inputs
+
+    text = ("input A: f32[64]\ninput B: f32[64]\ninput I: i32[64]\ninput J: i32[64]\ninput K: f32[64]\n"
+            "output C: f32[64]\noutput D: i32[64]\noutput E: u8[64]\noutput F: i64[64]\n---\n"
+            "L^{64}_{c=0}[C^{f32,g}_{c}=log(A^{f32,g}_{c})/B^{f32,g}_{c};D^{i32,g}_{c}=I^{i32,g}_{c}//J^{i32,g}_{c};"
+            "E^{u8,g}_{c}=K^{f32,g}_{c};F^{i64,g}_{c}=if_then_else(B^{f32,g}_{c}>0,1,0);];\n")
+    program = load_program(text)
+    assert converted_tensors(program) == {"K"}  # B is only compared: not a conversion
+    plain = make_inputs(program, seed=3)
+    special = make_inputs(program, seed=3, special_values=True)
+    assert not (plain["J"] == 0).any() and (special["J"] == 0).any()  # zero divisors only when asked
+    assert (special["I"] == np.iinfo(np.int32).min).any() or (special["J"] == -1).any()
+    assert np.isnan(special["B"]).sum() == 1 and (special["B"] == 0).any()  # float divisor: NaN and 0
+    log_arg = special["A"]
+    assert np.isnan(log_arg).any() and (log_arg == 0).any() and (log_arg < 0).any()  # log meets -inf, NaN
+    k = special["K"]
+    assert (np.isinf(k) | (np.abs(k) > 255)).sum() >= 2  # outside u8 for the conversion
+    again = make_inputs(program, seed=3, special_values=True)
+    assert all(special[n].tobytes() == again[n].tobytes() for n in special)  # determinism
+    results = _all_three(text, special)  # and both semantics agree on them
+    # log differs in the last ulp between libm and TVM: C within 1e-6, NaN/inf in the same places
+    np.testing.assert_allclose(results["kernel"]["C"], results["vectorised"]["C"], rtol=1e-6, equal_nan=True)
+    for name in ("D", "E", "F"):
+        np.testing.assert_array_equal(results["kernel"][name], results["vectorised"][name], err_msg=name)
