@@ -29,6 +29,7 @@ __all__ = [
     "round_bf16",
     "cast_to",
     "float_to_int",
+    "int_limits",
     "from_numpy_dtype",
 ]
 
@@ -126,19 +127,33 @@ def round_bf16(values: np.ndarray) -> np.ndarray:
     return out.reshape(arr.shape)
 
 
-def float_to_int(values: np.ndarray, target: np.dtype) -> np.ndarray:
-    """Float → integer like a C cast (truncate toward zero), but defined everywhere: out-of-range values
-    and infinities saturate to the type's extremes and NaN becomes 0 (NumPy leaves all three undefined)."""
+def int_limits(target: np.dtype) -> tuple[int, int, float, float]:
+    """(min, max, lowest float that stays in range, first float above the range) of an integer dtype.
+
+    The two float thresholds are powers of two (or 0 / -2^(n-1)), exact in every float type, so a
+    truncated value ``t`` is in range exactly when ``low <= t < high`` — no rounding of the type's
+    maximum into the float type (2^63 - 1 becomes 2^63 in float64) can move the boundary.
+    """
     info = np.iinfo(target)
-    hi = float(info.max)
-    if int(hi) > info.max:  # 64-bit maxima round up in float64; stay strictly inside
-        hi = float(np.nextafter(hi, 0.0))
+    return int(info.min), int(info.max), float(info.min), float(int(info.max) + 1)
+
+
+def float_to_int(values: np.ndarray, target: np.dtype) -> np.ndarray:
+    """Float → integer, LEIR's conversion (docs/leir.md §6): truncate toward zero, then saturate.
+
+    Values whose truncation lies outside the type (±inf included) become the type's min/max and NaN
+    becomes 0 — NumPy and C leave all three undefined. Computed in float64, which holds every f16/bf16/
+    f32 value exactly, against the exact thresholds of ``int_limits``.
+    """
+    lo, hi, low, high = int_limits(np.dtype(target))
+    arr = np.asarray(values)
     with np.errstate(invalid="ignore", over="ignore"):
-        out = np.clip(np.trunc(np.nan_to_num(values, nan=0.0, posinf=hi, neginf=float(info.min))),
-                      float(info.min), hi).astype(target)
-    out = np.asarray(out)
-    out[np.asarray(values) > hi] = info.max  # includes +inf; hi may sit just below a 64-bit maximum
-    return out
+        t = np.trunc(arr.astype(np.float64))
+        inside = (t >= low) & (t < high)  # False for NaN
+        out = np.where(inside, t, 0.0).astype(target)
+    out = np.where(t >= high, np.array(hi, dtype=target), out)
+    out = np.where(t < low, np.array(lo, dtype=target), out)
+    return np.asarray(out, dtype=target).reshape(arr.shape)
 
 
 def cast_to(values: np.ndarray, dtype: str) -> np.ndarray:

@@ -31,7 +31,13 @@ statements that read what another statement of the block writes at another subsc
 statements that are not a pure reduction. A pure reduction ``X=X⊕rest`` (the only writer and the only
 reader of X in its top-level block) is executed with NumPy's unbuffered ``ufunc.at`` scatter, in iteration
 order, so it never forces sequential loops. Vectorised iterations are laid out outer-loop-major, so a
-reduction that runs fully vectorised combines in exactly the sequential order.
+reduction combines in exactly the header order when no sequential loop sits inside a vectorised one;
+when one does (``L i L k`` with ``k`` carrying a recurrence), its updates are held back with their
+iteration's rank and applied sorted at the end of the top-level block (``_Machine._scatter``).
+
+Edge values (docs/leir.md §6): NumPy's ``maximum``/``minimum`` propagate NaN, ``floor_divide``/``mod`` are
+the float ``//`` and ``%``; integer division by zero gives 0; float → int conversion saturates
+(``leir.dtypes.float_to_int``).
 """
 
 from __future__ import annotations
@@ -179,16 +185,21 @@ def _convert(values: np.ndarray, cdt: np.dtype) -> np.ndarray:
 
 
 class _Lanes:
-    """A batch of iterations evaluated together: one int64 array per loop variable in scope."""
+    """A batch of iterations evaluated together: one int64 array per loop variable in scope.
 
-    __slots__ = ("env", "n")
+    ``vector`` names the loops (extent > 1) whose values vary across the lanes, outermost first; the lanes
+    are laid out in lexicographic order of those loops.
+    """
 
-    def __init__(self, env: dict[str, np.ndarray], n: int) -> None:
+    __slots__ = ("env", "n", "vector")
+
+    def __init__(self, env: dict[str, np.ndarray], n: int, vector: tuple[str, ...] = ()) -> None:
         self.env = env
         self.n = n
+        self.vector = vector
 
     def subset(self, where: np.ndarray) -> _Lanes:
-        return _Lanes({k: v[where] for k, v in self.env.items()}, int(where.shape[0]))
+        return _Lanes({k: v[where] for k, v in self.env.items()}, int(where.shape[0]), self.vector)
 
 
 # ---------------------------------------------------------------------------------------------- plans
@@ -255,6 +266,18 @@ def _fast_reductions(block: Block) -> dict[int, tuple[str, object]]:
     return fast
 
 
+def _statement_loops(block: Block, outer: tuple = ()) -> dict[int, tuple]:
+    """Every statement of a top-level block (by id) with all the loops around it, outermost first."""
+    loops = outer + tuple(block.loops)
+    out: dict[int, tuple] = {}
+    for item in block.items:
+        if isinstance(item, Assign):
+            out[id(item)] = loops
+        else:
+            out.update(_statement_loops(item, loops))
+    return out
+
+
 def _separates(var: str, refs: list[TensorRef]) -> bool:
     """True when every reference has the bare variable at one common position (distinct values of
     ``var`` then always address distinct elements)."""
@@ -305,6 +328,11 @@ class _Machine:
         self.store = store
         self.plans: dict[int, _BlockPlan] = {}
         self.fast: dict[int, tuple[str, object]] = {}
+        #: loops around every statement of the current top-level block
+        self.loops: dict[int, tuple] = {}
+        #: scatter updates held back until the end of the top-level block (see ``_scatter``)
+        self.pending: dict[tuple[str, str], list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        self.in_order: dict[tuple[int, tuple[str, ...]], bool] = {}
         #: REDUCE statements by top-level block: their tensors are set to the init before that block
         self.reductions: dict[int, list] = {}
         for path, st in info.statements.items():
@@ -315,8 +343,10 @@ class _Machine:
     def run(self) -> None:
         for b_index, block in enumerate(self.program.body.blocks):
             self.fast = _fast_reductions(block) if self.vectorise else {}
+            self.loops = _statement_loops(block)
             self._init_reductions(b_index)
             self._block(block, _Lanes({}, 1))
+            self._flush_scatters()
 
     def _init_reductions(self, b_index: int) -> None:
         for path, st in self.reductions.get(b_index, ()):
@@ -363,10 +393,11 @@ class _Machine:
             grids = np.indices([lp.extent for lp in vec], dtype=np.int64).reshape(len(vec), -1)
             for lp, grid in zip(vec, grids, strict=True):
                 env[lp.var] = np.tile(grid, lanes.n)
+        vector = lanes.vector + tuple(lp.var for lp in vec if lp.extent > 1)
         for values in itertools.product(*(range(lp.extent) for lp in seq)):
             for lp, v in zip(seq, values, strict=True):
                 env[lp.var] = np.full(n, v, dtype=np.int64)
-            current = _Lanes(dict(env), n)
+            current = _Lanes(dict(env), n, vector)
             for item in block.items:
                 if isinstance(item, Assign):
                     self._assign(item, current)
@@ -384,15 +415,50 @@ class _Machine:
         if fast is not None:
             comb, rest = fast
             vals = self._value(rest, lanes, target.dtype, cdt).astype(arr.dtype, copy=False)
-            flat = arr.reshape(-1)
             lin = np.ravel_multi_index(idx, arr.shape) if idx else np.zeros(lanes.n, dtype=np.int64)
-            _UFUNCS[comb].at(flat, lin, vals)
+            self._scatter(stmt, lanes, comb, lin, vals)
             return
         vals = cast_to(self._value(stmt.value, lanes, target.dtype, cdt), dtype)
         if idx:
             arr[idx] = vals
         else:
             arr[()] = vals[-1]
+
+    def _scatter(self, stmt: Assign, lanes: _Lanes, comb: str, lin: np.ndarray, vals: np.ndarray) -> None:
+        """Apply a pure reduction's updates in the language's order: header order of its loops.
+
+        One call combines its lanes in lexicographic order of the vectorised loops, and successive calls
+        follow the sequential loops. That is header order only when no sequential loop sits inside a
+        vectorised one; otherwise (``L i L k`` with ``i`` vectorised, ``k`` carried by a recurrence) the
+        updates are held back with their iteration's rank and applied sorted at the end of the top-level
+        block — exact, since nothing else in that block reads or writes the tensor.
+        """
+        loops = [lp for lp in self.loops[id(stmt)] if lp.extent > 1]
+        key = (id(stmt), lanes.vector)
+        ordered = self.in_order.get(key)
+        if ordered is None:
+            seen_vector = False
+            ordered = True
+            for lp in loops:
+                if lp.var in lanes.vector:
+                    seen_vector = True
+                elif seen_vector:
+                    ordered = False
+            self.in_order[key] = ordered
+        if ordered:
+            _UFUNCS[comb].at(self.store[stmt.target.name].reshape(-1), lin, vals)
+            return
+        rank = np.ravel_multi_index([lanes.env[lp.var] for lp in loops], [lp.extent for lp in loops])
+        # a pure reduction is the only writer of its tensor in the block: one entry per tensor
+        self.pending.setdefault((stmt.target.name, comb), []).append((rank, lin, vals))
+
+    def _flush_scatters(self) -> None:
+        for (name, comb), parts in self.pending.items():
+            order = np.argsort(np.concatenate([p[0] for p in parts]), kind="stable")
+            lin = np.concatenate([p[1] for p in parts])[order]
+            vals = np.concatenate([p[2] for p in parts])[order]
+            _UFUNCS[comb].at(self.store[name].reshape(-1), lin, vals)
+        self.pending = {}
 
     def _indices(self, ref: TensorRef, lanes: _Lanes) -> tuple[np.ndarray, ...]:
         shape = self.store[ref.name].shape
@@ -432,8 +498,9 @@ class _Machine:
         if kind is Num:
             if cdt.kind == "f":
                 return np.full(n, float(expr.text), dtype=cdt)
-            value = int(expr.text) if expr.is_int else _trunc(float(expr.text))
-            value = (value + 2**63) % 2**64 - 2**63  # wrap like an i64 literal, never OverflowError
+            if not expr.is_int:  # a float literal converts like any float: truncate, saturate
+                return np.full(n, float_to_int(np.array(float(expr.text)), cdt), dtype=cdt)
+            value = (int(expr.text) + 2**63) % 2**64 - 2**63  # wrap like an i64 literal, never OverflowError
             return np.full(n, value, dtype=np.int64).astype(cdt)
         if kind is Inf:
             if cdt.kind == "f":
@@ -442,8 +509,12 @@ class _Machine:
         if kind is Paren:
             return self._value(expr.inner, lanes, dtype, cdt)
         if kind is Neg:
-            if cdt.kind in "iu" and isinstance(_strip(expr.operand), Inf):
+            inner = _strip(expr.operand)
+            if cdt.kind in "iu" and isinstance(inner, Inf):
                 return np.full(n, np.iinfo(cdt).min, dtype=cdt)
+            if cdt.kind in "iu" and isinstance(inner, Num) and not inner.is_int:
+                # a negative float literal converts as one value (-2.5 in u8 saturates to 0)
+                return np.full(n, float_to_int(np.array(-float(inner.text)), cdt), dtype=cdt)
             return np.negative(self._value(expr.operand, lanes, dtype, cdt))
         if kind is BinOp:
             left = self._value(expr.left, lanes, dtype, cdt)
@@ -496,15 +567,6 @@ _COMPARE = {
     "==": np.equal,
     "!=": np.not_equal,
 }
-
-
-def _trunc(value: float) -> int:
-    """``math.trunc`` saturating infinities (an overflowing literal like ``1e999``); NaN becomes 0."""
-    if math.isnan(value):
-        return 0
-    if math.isinf(value):
-        return 2**63 - 1 if value > 0 else -(2**63)
-    return math.trunc(value)
 
 
 def _binop(op: str, left: np.ndarray, right: np.ndarray, cdt: np.dtype) -> np.ndarray:

@@ -32,7 +32,9 @@ def register(subparsers) -> None:
     parser.add_argument("--time", action="store_true", help="time the kernel (and parent, source, PyTorch)")
     parser.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
     parser.add_argument("--special-values", action="store_true",
-                        help="mix zeros, negatives and large magnitudes into the inputs")
+                        help="mix edge values into the inputs: zeros (integer divisors too), negatives, "
+                             "large magnitudes, a few NaN/+inf/-inf, out-of-range values where floats "
+                             "are converted to integers (docs/leir.md §6)")
     parser.add_argument("--source", metavar="X.py", help="the PyTorch source program: the reference")
     parser.add_argument("--set", metavar="N=V", action="append", default=[],
                         help="override a size of the source program (repeatable)")

@@ -7,8 +7,14 @@ What makes inputs useful for verification, beyond "random":
   arithmetic over the loop ranges, so ``H_{C_{i}*2+1}`` is bounded too);
 * a tensor fed to ``log``/``sqrt`` (or a fractional power) gets positive values and an integer tensor used
   as a divisor never holds 0, so a pass means the programs agreed on numbers, not on a wall of NaNs;
-* ``special_values=True`` mixes zeros, negatives and large magnitudes into about one position in eight
-  (positions and values chosen by the seed), to flush out rewrites that are only equal on tame data;
+* ``special_values=True`` feeds the edge values docs/leir.md §6 defines a result for, wherever the program
+  can meet them: about one position in eight gets a zero, a negative or a large magnitude (zeros also in
+  integer divisors, so ``//`` and ``%`` by zero happen; -1 and the type's extremes in signed integers);
+  a float tensor that a statement converts to an integer type gets values outside that type's range
+  (±inf and NaN included); and every float tensor of 8 or more elements gets one NaN (a ``log``/``sqrt``
+  argument also a 0 and a -1, so log meets -inf and NaN) at seeded positions — kept *sparse* so most
+  outputs stay finite and the numbers are still compared. Infinities come from the program meeting zero
+  divisors, ``log(0)`` and ``exp`` of the large magnitudes (see ``_with_nonfinite`` for why not directly);
 * parameters and constants come from the source program when the caller passes them (``params``).
 
 Each tensor draws from its own generator seeded by ``(seed, crc32(name))`` so adding a tensor to a
@@ -23,9 +29,13 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from leir.ast import (
+    FLOAT_DTYPES,
     BinOp,
     Call,
+    Compare,
     Expr,
+    IfThenElse,
+    Logical,
     Neg,
     Num,
     Paren,
@@ -157,20 +167,96 @@ def _positive_and_divisor_tensors(program: Program) -> tuple[set[str], set[str]]
     return positive, divisors
 
 
+def converted_tensors(program: Program) -> set[str]:
+    """Float tensors whose values some statement converts to an integer type (float → int conversion).
+
+    That is a float tensor read as a value of a statement whose LHS is an integer or bool (arithmetic
+    runs in the LHS dtype), or read with an integer annotation. Operands of a condition are compared in
+    their own promoted type, so they are not conversions (argmax compares floats in an i64 statement).
+    """
+    declared = {d.name: d.dtype for d in program.signature.tensors}
+    found: set[str] = set()
+
+    def visit(node, into_int: bool) -> None:
+        kind = type(node)
+        if kind is TensorRef:
+            if declared.get(node.name) in FLOAT_DTYPES and (into_int or node.dtype not in FLOAT_DTYPES):
+                found.add(node.name)
+        elif kind is IfThenElse:
+            visit(node.then, into_int)
+            visit(node.otherwise, into_int)
+        elif kind in (Compare, Logical):
+            return
+        elif kind is Paren:
+            visit(node.inner, into_int)
+        elif kind is Neg:
+            visit(node.operand, into_int)
+        elif kind is BinOp:
+            visit(node.left, into_int)
+            visit(node.right, into_int)
+        elif kind is Call:
+            for arg in node.args:
+                visit(arg, into_int)
+
+    for _path, assign, _loops in statements(program.body):
+        visit(assign.value, assign.target.dtype not in FLOAT_DTYPES)
+    return found
+
+
 # ----------------------------------------------------------------------------------------- generation
 
 
-def _special_float(shape, rng: np.random.Generator, dtype: str) -> tuple[np.ndarray, np.ndarray]:
+#: Floats outside the range of some integer type (u8/i8, i16/u16, i32/u32, every type), in both signs.
+_OUT_OF_RANGE = (300.5, -129.5, 7.0e4, -4.0e4, 5.0e9, -3.0e9, 1.0e20, -1.0e20, np.inf, -np.inf, np.nan)
+_OUT_OF_RANGE_F16 = (300.5, -129.5, 4.0e4, -4.0e4, 6.0e4, -6.0e4, np.inf, -np.inf, np.nan)
+
+
+def _special_float(shape, rng: np.random.Generator, dtype: str,
+                   converted: bool = False) -> tuple[np.ndarray, np.ndarray]:
     large = {"f16": 3.0e3, "bf16": 1.0e6}.get(dtype, 1.0e6)
-    palette = np.array([0.0, -0.0, -1.0, -large, large, -2.5, 1.0e-3, -1.0e-3], dtype=np.float64)
+    palette = [0.0, -0.0, -1.0, -large, large, -2.5, 1.0e-3, -1.0e-3]
+    if converted:
+        palette += _OUT_OF_RANGE_F16 if dtype == "f16" else _OUT_OF_RANGE
     mask = rng.integers(0, _SPECIAL_FRACTION, size=shape) == 0
-    values = palette[rng.integers(0, len(palette), size=shape)]
+    values = np.array(palette, dtype=np.float64)[rng.integers(0, len(palette), size=shape)]
     return mask, values
+
+
+def _with_nonfinite(values: np.ndarray, rng: np.random.Generator, positive: bool) -> np.ndarray:
+    """One NaN (for a log/sqrt argument also 0 and -1: -inf and NaN from log) at seeded positions.
+
+    Infinities are not fed directly: the PyTorch reference does not give them one answer (a BLAS matmul
+    turns a single +inf into NaN through its zero padding, ``logsumexp`` special-cases it), so they come
+    from the program itself — zero divisors, ``log(0)``, ``exp`` of the large magnitudes above.
+    """
+    edges = (np.nan, 0.0, -1.0) if positive else (np.nan,)
+    count = min(len(edges), values.size // _SPECIAL_FRACTION)
+    if count == 0:
+        return values
+    out = values.copy().reshape(-1)
+    out[rng.choice(out.size, size=count, replace=False)] = edges[:count]
+    return out.reshape(values.shape)
+
+
+def _special_int(values: np.ndarray, rng: np.random.Generator, target: np.dtype, low: int, high: int,
+                 positive: bool) -> np.ndarray:
+    """Zeros (divisors included), larger magnitudes, and for signed types -1 and the extremes."""
+    info = np.iinfo(target)
+    palette = [0, high * 8, low * 8 if low < 0 else 1, high - 1]
+    if info.min < 0:
+        palette.append(-1)
+    if not positive:
+        palette += [int(info.max)] + ([int(info.min)] if info.min < 0 else [])
+    mask = rng.integers(0, _SPECIAL_FRACTION, size=values.shape) == 0
+    chosen = np.array(palette, dtype=object)[rng.integers(0, len(palette), size=values.shape)]
+    out = values.astype(target)
+    out[mask] = chosen[mask].astype(target) if mask.any() else out[mask]
+    return out
 
 
 def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int, special_values: bool = False,
                     index_bound: int | None = None, positive: bool = False,
-                    nonzero: bool = False) -> np.ndarray:
+                    nonzero: bool = False, converted: bool = False) -> np.ndarray:
     """One seeded array; see the module docstring for what each flag guarantees."""
     rng = _rng(seed, name)
     shape = tuple(int(d) for d in shape)
@@ -191,23 +277,22 @@ def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int,
         if positive:
             values = np.abs(values) + 0.1
         if special_values:
-            mask, special = _special_float(shape, _rng(seed, name, 1), dtype)
+            mask, special = _special_float(shape, _rng(seed, name, 1), dtype, converted)
             if positive:
                 special = np.abs(special) + 1e-3
-            values = np.where(mask, special, values)
-        return values.astype(target)
+            values = _with_nonfinite(np.where(mask, special, values), _rng(seed, name, 2), positive)
+        with np.errstate(over="ignore"):
+            return values.astype(target)
     info = np.iinfo(target)
     low, high = (0, 8) if info.min == 0 else (-4, 5)
     values = rng.integers(low, high, size=shape, dtype=np.int64)
-    if special_values:
-        srng = _rng(seed, name, 1)
-        mask = srng.integers(0, _SPECIAL_FRACTION, size=shape) == 0
-        palette = np.array([0, high * 8, low * 8 if low < 0 else 1, high - 1], dtype=np.int64)
-        values = np.where(mask, palette[srng.integers(0, len(palette), size=shape)], values)
-    if nonzero:
-        values = np.where(values == 0, 1, values)
     if positive:
         values = np.where(values <= 0, 1 - values, values)
+    if special_values:
+        # zero divisors stay: integer // and % by zero are defined (0), and the point is to meet them
+        return _special_int(values, _rng(seed, name, 1), target, low, high, positive)
+    if nonzero:
+        values = np.where(values == 0, 1, values)
     return values.astype(target)
 
 
@@ -225,6 +310,7 @@ def make_inputs(program: Program, *, seed: int = 0, special_values: bool = False
     all_shapes.update({d.name: tuple(d.shape) for d in program.signature.tensors})
     bounds = index_bounds(program, all_shapes)
     positive, divisors = _positive_and_divisor_tensors(program)
+    converted = converted_tensors(program) if special_values else set()
     params = dict(params or {})
     arrays: dict[str, np.ndarray] = {}
     for decl in program.signature.tensors:
@@ -241,7 +327,7 @@ def make_inputs(program: Program, *, seed: int = 0, special_values: bool = False
         arrays[decl.name] = generate_tensor(
             decl.name, decl.dtype, tuple(decl.shape), seed=seed, special_values=special_values,
             index_bound=bounds.get(decl.name), positive=decl.name in positive,
-            nonzero=decl.name in divisors)
+            nonzero=decl.name in divisors, converted=decl.name in converted)
     return arrays
 
 

@@ -18,10 +18,14 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
   definition.
 * Zero fill: an output or intermediate is zero-filled at the start of ``main`` unless its first
   referencing statement is a plain write or a reduction that covers the whole tensor (LHS = distinct
-  plain loop variables whose extents are the tensor's dimensions) and reads nothing else of it.
-* Arithmetic is evaluated in the LHS dtype (every tensor operand, literal and loop variable is cast);
-  comparisons run in the promoted type of their two operands; integer ``/`` and ``//`` are ``floordiv``,
-  ``%`` is ``floormod``; ``**`` with literal exponent 2 on a leaf is ``x*x``, otherwise ``T.pow``.
+  plain loop variables whose extents are the tensor's dimensions) and reads nothing else of it, and no
+  later read in the same top-level block can meet an element before it is written
+  (``_written_before_read``); a reduction that cannot use ``T.init`` for the same reason is init-filled.
+* Arithmetic is evaluated in the LHS dtype (every tensor operand, literal and loop variable is converted
+  by the language's rules); comparisons run in the promoted type of their two operands; ``**`` with
+  literal exponent 2 on a leaf is ``x*x``, otherwise ``T.pow``. Edge values follow docs/leir.md §6 via
+  ``verifier.edge_ops``: NaN-propagating ``max``/``min``, trap-free integer ``/ // %`` (0 for a zero
+  divisor), NumPy's float ``//`` and ``%``, saturating float → int, IEEE ``!=``, wrapping i32/u32.
 * Guarded reads: any tensor index whose range over the loops can leave the tensor (``D_{a-1}`` under
   ``a-1<0``, padding reads) is clamped into range, so evaluating both sides of ``T.if_then_else`` never
   touches memory outside a buffer; the discarded value does not matter.
@@ -58,7 +62,9 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
 
 from __future__ import annotations
 
+import functools
 import keyword
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,10 +72,11 @@ import numpy as np
 
 from leir import ast as A
 from leir.analysis import carried_vars, loop_race_reason
-from leir.dtypes import from_numpy_dtype, max_value, min_value, numpy_dtype
+from leir.dtypes import float_to_int, from_numpy_dtype, max_value, min_value, numpy_dtype
 from leir.gpu_limits import all_loops, gpu_limit_violations, thread_tag
 from leir.intervals import index_range
 from leir.semantics import ProgramInfo, StmtInfo, StmtKind
+from verifier import edge_ops
 from verifier import targets as tg
 from verifier import tvm_adapter as tvm_a
 from verifier.errors import BuildError, GpuLimitError, LoweringError  # noqa: F401 - re-exported
@@ -121,6 +128,11 @@ _FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
 _INT_WIDTH = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
 _RESERVED = set(keyword.kwlist) | {"range", "T", "main", "int", "float", "bool", "max", "min"}
 _INDEX_DTYPE = "int32"
+#: TVMScript text that is cheap to repeat: a name, a load with plain indices, a literal (or a cast of one).
+_LEAF = re.compile(r"^(?:T\.Cast\(\"\w+\", )?"  # optionally converted:
+                   r"(?:[A-Za-z_]\w*(?:\[[\w ,]*\])?|T\.(?:b?float|u?int|bool)\d*\([^()]*\))\)?$")
+#: A load inside a load's subscript: a gather.
+_GATHER = re.compile(r"\[[^\]]*\[")
 _CALL = {"exp": "T.exp", "log": "T.log", "sqrt": "T.sqrt", "erf": "T.erf", "abs": "T.abs",
          "sin": "T.sin", "cos": "T.cos",
          "max": "T.max", "min": "T.min"}
@@ -217,8 +229,15 @@ class _Writer:
         for _, stmt, loops in self.stmt_order:
             for lp in loops:
                 self.loop_refs.setdefault(lp, []).extend(_refs(stmt))
-        self.use_init = {path: self._init_exact(path, stmt)
-                         for path, stmt, _ in self.stmt_order
+        #: bindings of the statement being written (emitted at the top of its sblock, see ``let``)
+        self.lets: list[str] = []
+        #: depth of ``if_then_else`` branches around the expression being written
+        self.in_branch = 0
+        self.let_count = 0
+        #: the statement being written is a cuda cross-thread reduction (needs TVM's own ``T.max``)
+        self.plain_minmax = False
+        self.use_init = {path: self._init_exact(path, stmt, loops)
+                         for path, stmt, loops in self.stmt_order
                          if self._kind(path) is StmtKind.REDUCE}
 
     # ---- helpers -------------------------------------------------------------------------------
@@ -234,6 +253,31 @@ class _Writer:
     def emit(self, depth: int, line: str) -> None:
         self.lines.append("    " * depth + line)
 
+    def let(self, value: str, tdt: str, body) -> str:
+        """``body(x)`` with ``x`` standing for ``value``, evaluated once.
+
+        ``x`` is bound by a statement at the top of the sblock (``_eN = T.bind(value)``), which TVM handles
+        robustly (its CSE and range analysis fail on some ``T.Let`` expressions of loop variables). Such
+        a binding runs even where an ``if_then_else`` branch would not: safe, since every operation the
+        lowering emits is total and every statically ranged read is clamped — except a gather, whose
+        index is not known to be in range where its branch is not taken, so a value inside a branch
+        that contains a gather is repeated instead of bound. A leaf is always used as it is.
+        """
+        if _LEAF.match(value) or (self.in_branch and _GATHER.search(value)):
+            return body(value)
+        name = f"_e{self.let_count}"
+        self.let_count += 1
+        self.lets.append(f"{name} = T.bind({value})")  # T.bind: a scalar, never a buffer view
+        return body(name)
+
+    def convert(self, text: str, src: str, dst: str) -> str:
+        """A value of LEIR dtype ``src`` converted to ``dst`` by the language's rules (docs/leir.md §6)."""
+        if src == dst:
+            return text
+        if src in _FLOAT_WIDTH and dst in _INT_WIDTH:
+            return edge_ops.float_to_int(text, src, dst, self.let)
+        return f"T.Cast(\"{_tvm_dtype(dst)}\", {text})"
+
     @staticmethod
     def var(name: str) -> str:
         return name + "_" if name in _RESERVED or name.startswith("v_") else name
@@ -246,13 +290,11 @@ class _Writer:
         return self.info.tensors[name].dtype
 
     # ---- analysis ------------------------------------------------------------------------------
-    def _init_exact(self, path: tuple[int, ...], stmt: A.Assign) -> bool:
-        """True when ``T.init`` is exactly the implicit init (see module docstring)."""
+    def _init_exact(self, path: tuple[int, ...], stmt: A.Assign, loops: tuple[A.Loop, ...]) -> bool:
+        """True when ``T.init`` is exactly the implicit init (see module docstring): every element gets
+        its init before anything can read it, as the whole-tensor init before the block would give."""
         sinfo = self._sinfo(path)
-        idx = [A.strip_parens(i) for i in stmt.target.indices]
-        if not sinfo.reduce_vars or not all(isinstance(i, A.Var) for i in idx):
-            return False
-        if len({i.name for i in idx}) != len(idx):
+        if not sinfo.reduce_vars or not self._covering(stmt, loops):
             return False
         name = stmt.target.name
         for other_path, other, _ in self.stmt_order:
@@ -260,6 +302,42 @@ class _Writer:
                 break
             if other_path[0] == path[0] and _mentions(other, name):
                 return False
+        return self._written_before_read(path, stmt, loops)
+
+    def _written_before_read(self, path: tuple[int, ...], stmt: A.Assign, loops: tuple[A.Loop, ...]) -> bool:
+        """True when no later read in the same top-level block can meet an element ``stmt`` (a covering
+        write, the tensor's first reference) has not written yet in execution order.
+
+        A read runs inside the loops it shares with the write; the write has already run for every
+        element whose shared-loop subscripts are the current values, and for all of its own inner loops.
+        So a read is safe when it indexes each dimension the write indexes by a *shared* loop variable
+        with exactly that variable (``X_{i}`` after ``X_{i}=…``); ``X_{511-i}`` is not, and then the tensor
+        is zero-filled (or init-filled) first — the semantics' "unwritten elements read 0".
+        """
+        name = stmt.target.name
+        lhs = [A.strip_parens(i) for i in stmt.target.indices]
+        later = False
+        for other_path, other, other_loops in self.stmt_order:
+            if other_path == path:
+                later = True
+                continue
+            if not later or other_path[0] != path[0]:
+                continue
+            shared = 0
+            while shared < min(len(loops), len(other_loops)) and loops[shared] is other_loops[shared]:
+                shared += 1
+            shared_vars = {lp.var for lp in loops[:shared]}
+            reads = list(A.tensor_refs(other.value))
+            for index in other.target.indices:
+                reads.extend(A.tensor_refs(index))
+            for ref in reads:
+                if ref.name != name:
+                    continue
+                for mine, theirs in zip(lhs, ref.indices, strict=False):
+                    theirs = A.strip_parens(theirs)
+                    if isinstance(mine, A.Var) and mine.name in shared_vars and not (
+                            isinstance(theirs, A.Var) and theirs.name == mine.name):
+                        return False
         return True
 
     def _covering(self, stmt: A.Assign, loops: tuple[A.Loop, ...]) -> bool:
@@ -280,11 +358,12 @@ class _Writer:
                 return True
             kind = self._kind(path)
             if kind is StmtKind.REDUCE:
-                return self.use_init[path] and not self._covering(stmt, loops)
+                return False  # T.init (exact, see _init_exact) or the whole-tensor init fill
             if kind is StmtKind.ASSIGN:
                 reads_self = any(r.name == name for r in A.tensor_refs(stmt.value)) or any(
                     r.name == name for i in stmt.target.indices for r in A.tensor_refs(i))
-                return reads_self or not self._covering(stmt, loops)
+                return reads_self or not self._covering(stmt, loops) or not self._written_before_read(
+                    path, stmt, loops)
             return True
         return True  # an output no statement writes is all zeros
 
@@ -503,20 +582,27 @@ class _Writer:
             kind = "reduce" if lp.var in reduce_vars else "spatial"
             self.emit(depth, f"{self.ivar(lp.var)} = T.axis.{kind}({lp.extent}, {self.var(lp.var)})")
         lhs = self.tref(stmt.target, ranges, clamp=False)
+        thread_reduce = use_init and self.gpu and any(
+            lp.kind == "B" and lp.var in reduce_vars and thread_tag(lp.var).startswith("threadIdx")
+            for lp in loops)
         if use_init:
             init = self.literal_expr(sinfo.init, dtype)
-            thread_reduce = self.gpu and any(
-                lp.kind == "B" and lp.var in reduce_vars and thread_tag(lp.var).startswith("threadIdx")
-                for lp in loops)
             if thread_reduce and sinfo.combiner in ("max", "min") and dtype in _FLOAT_WIDTH:
                 # TVM's cross-thread reducers use the finite extreme as identity, not +-inf
                 init = f"T.{'min' if sinfo.combiner == 'max' else 'max'}_value(\"{_tvm_dtype(dtype)}\")"
             self.emit(depth, "with T.init():")
             self.emit(depth + 1, f"{lhs} = {init}")
+        # TVM recognises a cross-thread reducer only as T.max/T.min, so that statement keeps them
+        self.plain_minmax = bool(thread_reduce)
+        self.lets = []
         if dtype == "bool":  # bool statements compute in i64 and store value != 0
-            self.emit(depth, f"{lhs} = ({self.expr(stmt.value, 'i64', ranges)} != T.int64(0))")
+            value = f"({self.expr(stmt.value, 'i64', ranges)} != T.int64(0))"
         else:
-            self.emit(depth, f"{lhs} = {self.expr(stmt.value, dtype, ranges)}")
+            value = self.expr(stmt.value, dtype, ranges)
+        for declaration in self.lets:
+            self.emit(depth, declaration)
+        self.emit(depth, f"{lhs} = {value}")
+        self.plain_minmax = False
 
     def _check_races(self, stmt: A.Assign, path: tuple[int, ...], loops: tuple[A.Loop, ...],
                      use_init: bool) -> None:
@@ -600,11 +686,8 @@ class _Writer:
         if isinstance(e, A.Neg):
             return f"(-{self.index(e.operand, ranges)})"
         if isinstance(e, A.TensorRef):
-            text = self.tref(e, ranges)
-            if e.dtype != self.tdt(e.name):
-                text = f"T.Cast(\"{_tvm_dtype(e.dtype)}\", {text})"
-            dtype = _tvm_dtype(e.dtype)
-            return text if dtype == _INDEX_DTYPE else f"T.Cast(\"{_INDEX_DTYPE}\", {text})"
+            text = self.convert(self.tref(e, ranges), self.tdt(e.name), e.dtype)
+            return text if _tvm_dtype(e.dtype) == _INDEX_DTYPE else self.convert(text, e.dtype, "i32")
         if isinstance(e, A.BinOp) and e.op in ("+", "-", "*", "//", "%", "/"):
             op = "//" if e.op == "/" else e.op
             return f"({self.index(e.left, ranges)} {op} {self.index(e.right, ranges)})"
@@ -653,55 +736,73 @@ class _Writer:
         if isinstance(e, A.Var):
             return self.ivar(e.name) if tdt == _INDEX_DTYPE else f"T.Cast(\"{tdt}\", {self.ivar(e.name)})"
         if isinstance(e, A.TensorRef):
-            text = self.tref(e, ranges)
-            if e.dtype != self.tdt(e.name):  # a read annotated with another dtype converts first
-                text = f"T.Cast(\"{_tvm_dtype(e.dtype)}\", {text})"
-            return text if e.dtype == dtype else f"T.Cast(\"{tdt}\", {text})"
+            # a read annotated with another dtype converts to the annotation first
+            text = self.convert(self.tref(e, ranges), self.tdt(e.name), e.dtype)
+            return self.convert(text, e.dtype, dtype)
         if isinstance(e, A.Neg):
             inner = A.strip_parens(e.operand)
             if isinstance(inner, A.Inf):
                 return _literal(min_value(dtype), dtype)
             if isinstance(inner, A.Num):
                 return _literal(-inner.value, dtype)
+            if dtype in edge_ops.WIDENED:
+                return edge_ops.wrapping("-", self.expr(e.operand, dtype, ranges), None, dtype)
             return f"(-{self.expr(e.operand, dtype, ranges)})"
         if isinstance(e, A.BinOp):
             return self._binop(e, dtype, ranges)
         if isinstance(e, A.Call):
             args = [self.expr(a, dtype, ranges) for a in e.args]
             if e.func in ("exp", "log", "sqrt", "erf", "sin", "cos") and dtype not in _FLOAT_WIDTH:
-                return f"T.Cast(\"{tdt}\", {_CALL[e.func]}(T.Cast(\"float64\", {args[0]})))"
+                return self.convert(f"{_CALL[e.func]}(T.Cast(\"float64\", {args[0]}))", "f64", dtype)
+            if e.func in ("max", "min") and dtype in _FLOAT_WIDTH and not self.plain_minmax:
+                return edge_ops.nan_max_min(e.func, args[0], args[1], tdt, self.let)
+            if e.func == "abs" and dtype == "i32":
+                return edge_ops.int_abs(args[0], dtype, self.let)
             return f"{_CALL[e.func]}({', '.join(args)})"
         if isinstance(e, A.IfThenElse):
             cond = self.cond(e.cond, ranges)
-            return (f"T.if_then_else({cond}, {self.expr(e.then, dtype, ranges)}, "
-                    f"{self.expr(e.otherwise, dtype, ranges)})")
+            self.in_branch += 1
+            then, otherwise = self.expr(e.then, dtype, ranges), self.expr(e.otherwise, dtype, ranges)
+            self.in_branch -= 1
+            return f"T.if_then_else({cond}, {then}, {otherwise})"
         raise LoweringError(f"unsupported expression {type(e).__name__}")
 
     def _binop(self, e: A.BinOp, dtype: str, ranges: dict[str, tuple[int, int]]) -> str:
         is_float = dtype in _FLOAT_WIDTH
+        tdt = _tvm_dtype(dtype)
         if e.op == "**":
             exponent = A.strip_parens(e.right)
             base = A.strip_parens(e.left)
             if isinstance(exponent, A.Num) and exponent.is_int and exponent.value == 2 and isinstance(
                     base, (A.TensorRef, A.Var, A.Num)):
                 b = self.expr(base, dtype, ranges)
-                return f"({b} * {b})"
+                return self._arith("*", b, b, dtype)
             if not is_float:
                 if isinstance(exponent, A.Num) and exponent.is_int and exponent.value <= 8:
-                    b = self.expr(base, dtype, ranges)
-                    return "(" + " * ".join([b] * int(exponent.value)) + ")" if exponent.value else \
-                        _literal(1, dtype)
+                    if not exponent.value:
+                        return _literal(1, dtype)
+                    return self.let(self.expr(base, dtype, ranges), tdt, lambda b: functools.reduce(
+                        lambda acc, _: self._arith("*", acc, b, dtype), range(int(exponent.value) - 1), b))
                 raise LoweringError(f"'**' in integer dtype {dtype} needs a small literal exponent")
             return f"T.pow({self.expr(e.left, dtype, ranges)}, {self.expr(e.right, dtype, ranges)})"
         left = self.expr(e.left, dtype, ranges)
         right = self.expr(e.right, dtype, ranges)
-        if e.op == "/":
-            return f"({left} / {right})" if is_float else f"T.floordiv({left}, {right})"
-        if e.op == "//":
-            return f"T.floor({left} / {right})" if is_float else f"T.floordiv({left}, {right})"
-        if e.op == "%":
-            return f"T.floormod({left}, {right})"
-        return f"({left} {e.op} {right})"
+        if e.op == "/" and is_float:
+            return f"({left} / {right})"
+        if e.op in ("/", "//", "%"):
+            if not is_float:
+                return edge_ops.int_div_mod(e.op, left, right, "i64" if dtype == "bool" else dtype, self.let)
+            if e.op == "//":
+                return edge_ops.float_floordiv(left, right, dtype, self.let)
+            return edge_ops.float_mod(left, right, dtype, self.let)
+        return self._arith(e.op, left, right, dtype)
+
+    @staticmethod
+    def _arith(op: str, left: str, right: str, dtype: str) -> str:
+        """``+ - *``; i32/u32 wrap on overflow (see ``edge_ops.wrapping``)."""
+        if dtype in edge_ops.WIDENED:
+            return edge_ops.wrapping(op, left, right, dtype)
+        return f"({left} {op} {right})"
 
     def cond(self, c: A.Cond, ranges: dict[str, tuple[int, int]]) -> str:
         if isinstance(c, A.Paren):
@@ -723,12 +824,20 @@ class _Writer:
         if kind == "bool":
             return self.expr(c, "bool", ranges)
         dtype = "i64" if kind == "int" else ("f64" if kind == "float" else kind)
-        return f"({self.expr(c, dtype, ranges)} != {_literal(0, dtype)})"
+        return self._not_equal(self.expr(c, dtype, ranges), _literal(0, dtype), dtype)
+
+    def _not_equal(self, left: str, right: str, dtype: str) -> str:
+        if dtype in _FLOAT_WIDTH:
+            return edge_ops.float_not_equal(left, right, _tvm_dtype(dtype), self.let)
+        return f"({left} != {right})"
 
     def _compare(self, left: A.Expr, op: str, right: A.Expr, ranges: dict[str, tuple[int, int]]) -> str:
         kind = _promote(self.etype(left), self.etype(right))
+        kind = {"int": "i64", "float": "f64"}.get(kind, kind)  # two untyped literals (2>inf)
         if kind not in _FLOAT_WIDTH and _index_like(left) and _index_like(right):
             return f"({self.index(left, ranges)} {op} {self.index(right, ranges)})"
+        if op == "!=":
+            return self._not_equal(self.expr(left, kind, ranges), self.expr(right, kind, ranges), kind)
         return f"({self.expr(left, kind, ranges)} {op} {self.expr(right, kind, ranges)})"
 
 
@@ -740,12 +849,9 @@ def _literal(value: int | float | bool, dtype: str) -> str:
     if dtype == "bool":
         return f"T.bool({bool(value)})"
     if dtype in _INT_WIDTH:
-        if isinstance(value, float):
-            if value != value:
-                raise LoweringError("NaN literal in an integer statement")
-            if value in (float("inf"), float("-inf")):
-                value = max_value(dtype) if value > 0 else min_value(dtype)
-        return f"T.{tdt}({int(value)})"
+        if isinstance(value, float):  # a float literal converts like any float: truncate, saturate
+            value = int(float_to_int(np.array(value), numpy_dtype(dtype)))
+        return edge_ops.lit(int(value), tdt)
     if isinstance(value, float) and value in (float("inf"), float("-inf")):
         return f"T.{tdt}(\"{'inf' if value > 0 else '-inf'}\")"
     return f"T.{tdt}({float(value)!r})"

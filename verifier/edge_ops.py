@@ -1,0 +1,170 @@
+"""TVMScript text for LEIR's operations at edge values, where TIR's own operators mean something else.
+
+docs/leir.md §6 defines every operation at NaN, ±inf, zero divisors and out-of-range conversions; the
+interpreter gets those rules from NumPy. TIR does not: ``T.max`` on floats drops a NaN in one operand
+order, ``T.floordiv`` by zero traps (SIGFPE) and by -1 of the minimum overflows, a float → int
+``T.Cast`` of an out-of-range value is LLVM poison, ``!=`` on floats is *ordered* (false for NaN), and
+float ``//`` / ``%`` have no TIR operator with NumPy's rounding. Each function here returns the TIR that
+implements the rule, written with ``T.Select`` (eager, so every operand must be trap-free) and a
+binding so an operand is evaluated once however often the rule mentions it.
+
+Every function takes ``let(value, tvm_dtype, body)``: it binds ``value`` to a fresh variable (or uses
+it as is when it is a leaf) and returns ``body(name)`` (``lowering._Writer.let``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from leir.dtypes import int_limits, numpy_dtype
+
+Let = Callable[[str, str, Callable[[str], str]], str]
+
+_FLOATS = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
+
+
+def lit(value: float | int, tdt: str) -> str:
+    """A TVMScript literal of TVM dtype ``tdt`` (infinities spelled as strings; a uint64 beyond the
+    int64 range — TVM's immediates stop at 2^63 - 1 — as the bitwise complement of a small one)."""
+    if isinstance(value, float) and np.isinf(value):
+        return f"T.{tdt}(\"{'inf' if value > 0 else '-inf'}\")"
+    if tdt == "uint64" and value >= 2**63:
+        return f"T.bitwise_not(T.uint64({2**64 - 1 - int(value)}))"
+    return f"T.{tdt}({value!r})"
+
+
+def isnan(x: str, tdt: str) -> str:
+    """``T.isnan`` (which TVM lacks for bfloat16: that is widened to float32 first, exactly)."""
+    return f"T.isnan(T.Cast(\"float32\", {x}))" if tdt == "bfloat16" else f"T.isnan({x})"
+
+
+def nan_max_min(func: str, a: str, b: str, tdt: str, let: Let) -> str:
+    """``max``/``min`` of two floats that propagates NaN (PyTorch's maximum/minimum, NumPy's)."""
+    op = ">" if func == "max" else "<"
+    return let(a, tdt, lambda x: let(b, tdt, lambda y: (
+        f"T.Select(T.Or({isnan(x, tdt)}, {x} {op} {y}), {x}, {y})")))
+
+
+def int_div_mod(op: str, a: str, b: str, dtype: str, let: Let) -> str:
+    """Integer floor division / floor modulo; a zero divisor gives 0, never a trap.
+
+    The divisor is replaced by 1 where it is 0 (and, for signed types, where it is -1: the minimum
+    divided by -1 traps on x86), and the quotient is fixed up by multiplication — no branch, so the
+    simplifier cannot move the division back under a condition that TIR's eager ``Select`` would ignore.
+    """
+    tdt = numpy_dtype(dtype).name
+    signed = dtype.startswith("i")
+
+    def build(x: str, y: str) -> str:
+        one = f"T.Cast(\"{tdt}\", {y} == {lit(0, tdt)})"
+        if signed:
+            minus_one = f"T.Cast(\"{tdt}\", {y} == {lit(-1, tdt)})"
+            safe = f"({y} + {one} + {lit(2, tdt)} * {minus_one})"
+        else:
+            minus_one = ""
+            safe = f"({y} + {one})"
+        if op == "%":
+            return f"T.floormod({x}, {safe})"  # x mod 1 is 0: right for both replaced divisors
+        sign = f"(T.Cast(\"{tdt}\", {y} != {lit(0, tdt)})" + (f" - {lit(2, tdt)} * {minus_one})" if signed
+                                                                 else ")")
+        return f"(T.floordiv({x}, {safe}) * {sign})"
+
+    return let(a, tdt, lambda x: let(b, tdt, lambda y: build(x, y)))
+
+
+#: 32-bit integer types whose ``+ - *`` TVM emits with LLVM's ``nsw``/``nuw`` flags (overflow undefined):
+#: computed in 64 bits, where they cannot overflow, and truncated — a wrap by definition. Narrower types
+#: are emitted without flags and wrap as they are; 64-bit types have no wider type (docs/leir.md §6).
+WIDENED = {"i32": ("int64", "int64", "int64"), "u32": ("int64", "int64", "uint64")}
+
+
+def wrapping(op: str, a: str, b: str | None, dtype: str) -> str:
+    """``+ - *`` (and negation, ``b=None``) of i32/u32 that wrap on overflow, as NumPy's do."""
+    tdt = numpy_dtype(dtype).name
+    add, sub, mul = WIDENED[dtype]
+    wide = {"+": add, "-": sub, "*": mul}[op]
+    if b is None:
+        return f"T.Cast(\"{tdt}\", {lit(0, wide)} - T.Cast(\"{wide}\", {a}))"
+    return f"T.Cast(\"{tdt}\", T.Cast(\"{wide}\", {a}) {op} T.Cast(\"{wide}\", {b}))"
+
+
+def int_abs(a: str, dtype: str, let: Let) -> str:
+    """``abs`` of an i32; the minimum stays the minimum (NumPy's wrap), never poison."""
+    tdt = numpy_dtype(dtype).name
+    return let(a, tdt, lambda x: f"T.Select({x} < {lit(0, tdt)}, {wrapping('-', x, None, dtype)}, {x})")
+
+
+def _work_type(dtype: str) -> str:
+    """Float ``//`` and ``%`` of f16/bf16 run in float32 (as NumPy's half and PyTorch's opmath do)."""
+    return "float32" if dtype in ("f16", "bf16") else _FLOATS[dtype]
+
+
+def float_floordiv(a: str, b: str, dtype: str, let: Let) -> str:
+    """``a // b`` on floats: NumPy's ``floor_divide`` (and PyTorch's), so ``1.0 // 0.1`` is 9.
+
+    The quotient is ``(a - fmod(a, b)) / b``, moved down by one where the remainder's sign differs from
+    the divisor's and snapped to the nearest integer; a zero divisor gives IEEE ``a / b``.
+    """
+    tdt, work = _FLOATS[dtype], _work_type(dtype)
+    zero, one, half = lit(0.0, work), lit(1.0, work), lit(0.5, work)
+
+    def snapped(x: str, y: str, m: str) -> str:
+        d0 = f"(({x} - {m}) / {y})"
+        return let(f"T.Select({_signs_differ(y, m, zero)}, {d0} - {one}, {d0})", work, lambda d: let(
+            f"T.floor({d})", work, lambda f: (
+                f"T.Select({d} == {zero}, T.copysign({zero}, {x} / {y}), "
+                f"T.Select({d} - {f} > {half}, {f} + {one}, {f}))")))
+
+    def body(x: str, y: str) -> str:
+        inner = let(f"T.truncmod({x}, {y})", work, lambda m: snapped(x, y, m))
+        return f"T.Select({y} == {zero}, {x} / {y}, {inner})"
+
+    text = let(_widen(a, tdt, work), work, lambda x: let(_widen(b, tdt, work), work, lambda y: body(x, y)))
+    return text if work == tdt else f"T.Cast(\"{tdt}\", {text})"
+
+
+def float_mod(a: str, b: str, dtype: str, let: Let) -> str:
+    """``a % b`` on floats: Python's / NumPy's ``remainder`` — the sign of the divisor; NaN for b = 0."""
+    tdt, work = _FLOATS[dtype], _work_type(dtype)
+    zero = lit(0.0, work)
+
+    def body(y: str, m: str) -> str:
+        return (f"T.Select({_signs_differ(y, m, zero)}, {m} + {y}, "
+                f"T.Select({m} == {zero}, T.copysign({zero}, {y}), {m}))")
+
+    text = let(_widen(a, tdt, work), work, lambda x: let(_widen(b, tdt, work), work, lambda y: let(
+        f"T.truncmod({x}, {y})", work, lambda m: body(y, m))))
+    return text if work == tdt else f"T.Cast(\"{tdt}\", {text})"
+
+
+def _signs_differ(divisor: str, remainder: str, zero: str) -> str:
+    """A non-zero remainder whose sign is not the divisor's (NumPy's ``mod && (b < 0) != (mod < 0)``)."""
+    return (f"T.Or(T.And({divisor} < {zero}, {remainder} > {zero}), "
+            f"T.And({divisor} > {zero}, {remainder} < {zero}))")
+
+
+def _widen(text: str, tdt: str, work: str) -> str:
+    return text if tdt == work else f"T.Cast(\"{work}\", {text})"
+
+
+def float_to_int(text: str, src: str, dst: str, let: Let) -> str:
+    """Float → integer: truncate, saturate out-of-range values and ±inf to the type's extremes, NaN → 0.
+
+    Computed in float64 (every float type converts to it exactly) against the power-of-two thresholds
+    of ``leir.dtypes.int_limits`` — the interpreter's ``float_to_int`` rule, written in TIR.
+    """
+    tdt = numpy_dtype(dst).name
+    lo, hi, low, high = int_limits(numpy_dtype(dst))
+    wide = text if src == "f64" else f"T.Cast(\"float64\", {text})"
+    return let(f"T.trunc({wide})", "float64", lambda t: (
+        f"T.Select({t} >= {lit(high, 'float64')}, {lit(hi, tdt)}, "
+        f"T.Select({t} < {lit(low, 'float64')}, {lit(lo, tdt)}, "
+        f"T.Select({isnan(t, 'float64')}, {lit(0, tdt)}, T.Cast(\"{tdt}\", {t}))))"))
+
+
+def float_not_equal(a: str, b: str, tdt: str, let: Let) -> str:
+    """IEEE ``!=`` (true when either side is NaN); TIR's ``!=`` on floats is the ordered comparison."""
+    return let(a, tdt, lambda x: let(b, tdt, lambda y: (
+        f"T.Or({x} != {y}, T.Or({isnan(x, tdt)}, {isnan(y, tdt)}))")))
