@@ -19,6 +19,7 @@ from leir.ast import (
     BinOp,
     Block,
     Body,
+    Cond,
     Expr,
     Item,
     Loop,
@@ -133,7 +134,7 @@ def readers_after(body: Body, block_index: int, tensor: str) -> tuple[int, ...]:
 # ------------------------------------------------------------------------------- carried dependences
 
 
-def _vars_in(node) -> set[str]:
+def _vars_in(node: Expr | Cond) -> set[str]:
     return {v.name for v in walk_expr(node) if isinstance(v, Var)}
 
 
@@ -233,7 +234,7 @@ def affine_form(expr: Expr) -> Affine | None:
     return Affine(tuple(sorted((v, c) for v, c in coeffs.items() if c)), const)
 
 
-def _affine(expr) -> tuple[dict[str, int], int] | None:
+def _affine(expr: Expr) -> tuple[dict[str, int], int] | None:
     if isinstance(expr, Paren):
         return _affine(expr.inner)
     if isinstance(expr, Num):

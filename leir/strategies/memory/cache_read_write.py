@@ -230,7 +230,7 @@ class CacheReadWrite(Strategy):
     # ---- rewrite ---------------------------------------------------------------------------------
     def apply(self, program: Program, site: Site, params: Params) -> Program:
         direction, tensor = site.get("direction"), site.get("tensor")
-        scope, at = str(params["scope"]), int(params["at"])  # type: ignore[call-overload]
+        scope, at = str(params["scope"]), _int_param(params, "at")
         plan = self._plan(program, site.path, tensor, direction, at, scope)
         if isinstance(plan, str):
             raise self.refuse(plan)
@@ -290,7 +290,7 @@ class CacheReadWrite(Strategy):
     # ---- trace -----------------------------------------------------------------------------------
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         direction, tensor = site.get("direction"), site.get("tensor")
-        scope, at = str(params["scope"]), int(params["at"])  # type: ignore[call-overload]
+        scope, at = str(params["scope"]), _int_param(params, "at")
         plan = self._plan(before, site.path, tensor, direction, at, scope)
         assert not isinstance(plan, str)
         block = before.body.blocks[site.path[0]]
@@ -332,6 +332,12 @@ class CacheReadWrite(Strategy):
         return t.build(applicability, change, rationale,
                        "Exact (E): elements are copied bit for bit and every statement computes the same "
                        "arithmetic in the same order.")
+
+
+def _int_param(params: Params, name: str) -> int:
+    value = params[name]
+    assert isinstance(value, int)
+    return value
 
 
 def unit_var(program: Program) -> str:

@@ -108,7 +108,7 @@ def describe_layout(spec: str) -> str:
     if kind == "flatten":
         return "every dimension linearised into one (a flatten)"
     if kind == "fuse":
-        i = int(rest)
-        return f"dimensions {i} and {i + 1} fused into one"
-    i, f = rest.split(":")
-    return f"dimension {i} split into an outer part and an inner part of extent {f}"
+        first = int(rest)
+        return f"dimensions {first} and {first + 1} fused into one"
+    dim, factor = rest.split(":")
+    return f"dimension {dim} split into an outer part and an inner part of extent {factor}"
