@@ -284,6 +284,8 @@ def loop_vars_in(program: Program) -> frozenset[str]:
 
 def fresh_tensor_names(program: Program, count: int = 1) -> tuple[str, ...]:
     """The next unused tensor names in the public naming sequence (``A C D … Z Aa Ac …``)."""
+    if count == 0:
+        return ()
     taken = tensor_names_in(program)
     out: list[str] = []
     for name in tensor_names():
@@ -296,6 +298,8 @@ def fresh_tensor_names(program: Program, count: int = 1) -> tuple[str, ...]:
 
 def fresh_loop_vars(program: Program, count: int = 1, *, prefix: str = "") -> tuple[str, ...]:
     """Unused loop-variable names (skipping ``b e t v x y z``); ``prefix`` makes bound names (``tx`` …)."""
+    if count == 0:
+        return ()
     taken = loop_vars_in(program)
     out: list[str] = []
     for name in loop_var_names():

@@ -70,7 +70,7 @@ class CacheReadWrite(Strategy):
     """Stage what a statement reads (or writes) of a global tensor in a fresh ``s``/``l`` buffer.
 
     Before (level1/matmul): ``B^{64}_{tx=0}L^{64}_{a=0}L^{64}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*C^{f32,g}_{c,a};];``
-    After (read of ``A`` at depth 1, local): ``B^{64}_{tx=0}[L^{64}_{d=0}[F^{f32,l}_{d}=A^{f32,g}_{tx,d};];L^{64}_{a=0}L^{64}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+F^{f32,l}_{c}*C^{f32,g}_{c,a};];];``
+    After (read of ``A`` at depth 1, local): ``B^{64}_{tx=0}[L^{64}_{d=0}[E^{f32,l}_{d}=A^{f32,g}_{tx,d};];L^{64}_{a=0}L^{64}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+E^{f32,l}_{c}*C^{f32,g}_{c,a};];];``
 
     The block's header is split at depth ``at``: for every iteration of the outer loops a copy nest fills the
     buffer with the region the inner loops touch (read), or the inner loops compute into the buffer and a
@@ -105,31 +105,16 @@ class CacheReadWrite(Strategy):
                 if (item.target.name, "write") not in seen:
                     seen.append((item.target.name, "write"))
                 for tensor, direction in seen:
-                    params = self._legal(program, path, tensor, direction)
-                    if params is None:
-                        continue
-                    depths, scopes = params
-                    sites.append(Site(path, (("direction", direction), ("tensor", tensor)),
-                                      (ParamSpec("scope", scopes, "the buffer's memory scope"),
-                                       ParamSpec("at", depths, "loops kept outside the staging")),
-                                      where=f"the {direction} of {tensor} in {describe_block(path[:1])}"))
+                    for at in range(1, len(block.loops)):
+                        scopes = tuple(sc for sc in SCOPES
+                                       if self._problem(program, path, tensor, direction, at, sc) is None)
+                        if not scopes:
+                            continue
+                        sites.append(Site(path, (("at", at), ("direction", direction), ("tensor", tensor)),
+                                          (ParamSpec("scope", scopes, "the buffer's memory scope"),),
+                                          where=f"the {direction} of {tensor} in {describe_block(path[:1])}, "
+                                                f"staged inside its first {at} loop(s)"))
         return sites
-
-    def _legal(self, program: Program, path: tuple[int, ...], tensor: str,
-               direction: str) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
-        depths: list[int] = []
-        scopes: set[str] = set()
-        block = program.body.blocks[path[0]]
-        for at in range(1, len(block.loops)):
-            ok = [s for s in SCOPES if self._problem(program, path, tensor, direction, at, s) is None]
-            if ok:
-                depths.append(at)
-                scopes.update(ok)
-        legal_scopes = tuple(s for s in SCOPES if s in scopes and all(
-            self._problem(program, path, tensor, direction, at, s) is None for at in depths))
-        if not depths or not legal_scopes:
-            return None
-        return tuple(depths), legal_scopes
 
     # ---- legality --------------------------------------------------------------------------------
     def _problem(self, program: Program, path: tuple[int, ...], tensor: str, direction: str, at: int,
@@ -229,8 +214,8 @@ class CacheReadWrite(Strategy):
 
     # ---- rewrite ---------------------------------------------------------------------------------
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        direction, tensor = site.get("direction"), site.get("tensor")
-        scope, at = str(params["scope"]), _int_param(params, "at")
+        direction, tensor, at = site.get("direction"), site.get("tensor"), int(site.get("at"))
+        scope = str(params["scope"])
         plan = self._plan(program, site.path, tensor, direction, at, scope)
         if isinstance(plan, str):
             raise self.refuse(plan)
@@ -289,8 +274,8 @@ class CacheReadWrite(Strategy):
 
     # ---- trace -----------------------------------------------------------------------------------
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
-        direction, tensor = site.get("direction"), site.get("tensor")
-        scope, at = str(params["scope"]), _int_param(params, "at")
+        direction, tensor, at = site.get("direction"), site.get("tensor"), int(site.get("at"))
+        scope = str(params["scope"])
         plan = self._plan(before, site.path, tensor, direction, at, scope)
         assert not isinstance(plan, str)
         block = before.body.blocks[site.path[0]]
@@ -332,12 +317,6 @@ class CacheReadWrite(Strategy):
         return t.build(applicability, change, rationale,
                        "Exact (E): elements are copied bit for bit and every statement computes the same "
                        "arithmetic in the same order.")
-
-
-def _int_param(params: Params, name: str) -> int:
-    value = params[name]
-    assert isinstance(value, int)
-    return value
 
 
 def unit_var(program: Program) -> str:
