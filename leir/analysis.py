@@ -444,22 +444,9 @@ def onchip_scope_problem(program: Program, tensor: str, scope: str) -> str | Non
         return problem
     header = program.body.blocks[owners[0]].loops
     leading = header[:next((k for k, lp in enumerate(header) if lp.kind != "B"), len(header))]
-    bound: list[Loop] = []
-    for _, _, loops in refs:
-        bound.extend(lp for lp in loops if lp.kind == "B" and lp not in bound)
-    stray = [lp.var for lp in bound if lp not in leading]
-    if stray:
-        return (f"the loop over {stray[0]} is bound to the GPU but does not lead its top-level block, so "
-                f"the kernel's on-chip allocation cannot sit inside it")
-    for lp in bound:
-        dims = None
-        for _, ref, _ in refs:
-            here = {d for d, name in _plain_vars(ref).items() if name == lp.var}
-            dims = here if dims is None else dims & here
-        if not dims:
-            return (f"{tensor} is not indexed by {lp.var} at one fixed dimension in every reference; its "
-                    f"{'shared' if scope == 's' else 'local'} copies (one per "
-                    f"{'block' if scope == 's' else 'thread'}) would differ from one global tensor")
+    bound_problem = _bound_loops_problem(program, tensor, scope)
+    if bound_problem:
+        return bound_problem
     if scope == "s":
         owner = program.body.blocks[owners[0]]
         shared = {name for name in reads(owner) | writes(owner)
@@ -469,6 +456,34 @@ def onchip_scope_problem(program: Program, tensor: str, scope: str) -> str | Non
             return f"shared tensors {', '.join(sorted(shared))} would need {size} bytes per block " \
                    f"(the limit is {MAX_SHARED_BYTES})"
     return None
+
+
+def _bound_loops_problem(program: Program, tensor: str, scope: str) -> str | None:
+    """Why some ``B`` loop around ``tensor``'s references does not index it at one fixed dimension."""
+    refs = list(tensor_refs_in(program.body, tensor))
+    bound: list[Loop] = []
+    for _, _, loops in refs:
+        bound.extend(lp for lp in loops if lp.kind == "B" and lp not in bound)
+    copies = {"s": "shared copies (one per block)", "l": "local copies (one per thread)",
+              "g": "one global tensor written by every GPU thread at once"}[scope]
+    for lp in bound:
+        dims: set[int] | None = None
+        for _, ref, _ in refs:
+            here = {d for d, name in _plain_vars(ref).items() if name == lp.var}
+            dims = here if dims is None else dims & here
+        if not dims:
+            return (f"{tensor} is not indexed by {lp.var} at one fixed dimension in every reference; as "
+                    f"{copies} it would not compute what the program means")
+    return None
+
+
+def global_scope_problem(program: Program, tensor: str) -> str | None:
+    """Why an on-chip intermediate cannot move back to global memory on cuda, or ``None``.
+
+    An ``l`` buffer private to each thread may leave out the thread's index; in one global tensor the
+    threads would then race on the same elements (the lowering refuses that statement).
+    """
+    return _bound_loops_problem(program, tensor, "g")
 
 
 def _numel(shape: tuple[int, ...]) -> int:

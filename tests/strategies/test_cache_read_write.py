@@ -66,6 +66,19 @@ def test_write_cache_of_a_workload_verifies(workload_id, tensor, block, scope):
     _check(step)
 
 
+def test_a_write_cache_keeps_the_other_statements_of_the_block():
+    # the corpus's argmax: the block also zeroes the index tensor C, which must survive the rewrite
+    program = leir("input A: f32[4, 8, 16]\noutput C: i64[4, 16]\n---\n"
+                   "B^{4}_{tx=0}L^{8}_{a=0}L^{16}_{c=0}[D^{f32,g}_{tx,c}=max(D^{f32,g}_{tx,c},A^{f32,g}_{tx,a,c});"
+                   "C^{i64,g}_{tx,c}=0;];B^{4}_{tx=0}L^{8}_{a=0}L^{16}_{c=0}[C^{i64,g}_{tx,c}="
+                   "if_then_else(A^{f32,g}_{tx,a,c}>=D^{f32,g}_{tx,c},a,C^{i64,g}_{tx,c});];")
+    for direction, tensor in (("write", "D"), ("write", "C")):
+        index, _ = _site(program, direction, tensor, 0)
+        step = apply_strategy(program, NAME, index, {"scope": "l"})
+        assert canonical(step.after.body).count("C^{i64,g}_{tx,c}=0") == (1 if tensor == "D" else 0)
+        _check(step)
+
+
 def test_a_shared_buffer_gets_one_row_per_thread_and_a_local_one_does_not():
     program = workload("level1/matmul")
     index, _ = _site(program, "read", "A")

@@ -254,7 +254,8 @@ class CacheReadWrite(Strategy):
                 init = program_info(program).statements[site.path].init
                 assert init is not None
                 pieces.append(Block(loops, (Assign(buffer_copy, init),)))
-            pieces += [Block(plan.inner, (compute,)), Block(loops, (back,))]
+            items = block.items[:site.path[1]] + (compute,) + block.items[site.path[1] + 1:]
+            pieces += [Block(plan.inner, items), Block(loops, (back,))]
             nest = tuple(pieces)
         new_block = Block(plan.outer, nest)
         return with_body(program, replace_at(program.body, site.path[:1], new_block))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from leir.analysis import (
     DTYPE_BYTES,
     MAX_SHARED_BYTES,
+    global_scope_problem,
     onchip_scope_problem,
     program_info,
     tensor_refs_in,
@@ -22,6 +23,13 @@ SCOPE_WORDS = {"g": "global memory", "s": "shared memory (one copy per GPU block
                "l": "local memory (one copy per GPU thread, registers when small)"}
 
 
+def scope_problem(program: Program, tensor: str, scope: str) -> str | None:
+    """Why ``tensor`` cannot live in ``scope`` on both targets (the CPU accepts every scope)."""
+    if scope == "g":
+        return global_scope_problem(program, tensor)
+    return onchip_scope_problem(program, tensor, scope)
+
+
 def rescope(program: Program, tensor: str, scope: str) -> Program:
     """``program`` with every reference to ``tensor`` annotated with ``scope``."""
     return with_body(program, map_body_exprs(program.body, lambda n: rename_tensor(n, tensor, tensor,
@@ -32,15 +40,15 @@ def rescope(program: Program, tensor: str, scope: str) -> Program:
 class SetStorageScope(Strategy):
     """Change where an intermediate lives: its scope annotation becomes ``s``, ``l`` (or back ``g``) everywhere.
 
-    Before: ``B^{4}_{tx=0}[G^{f32,g}_{tx}=F^{f32,g}_{tx}/1024;];``
-    After (``l``): ``B^{4}_{tx=0}[G^{f32,l}_{tx}=F^{f32,g}_{tx}/1024;];`` (level1/layer_norm, with G's
-    readers fused into the same block first)
+    Before (level1/matmul after a shared read cache of ``A``): ``B^{64}_{tx=0}[L^{64}_{d=0}[E^{f32,s}_{tx,d}=A^{f32,g}_{tx,d};];L^{64}_{a=0}L^{64}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+E^{f32,s}_{tx,c}*C^{f32,g}_{c,a};];];``
+    After (``l``): ``B^{64}_{tx=0}[L^{64}_{d=0}[E^{f32,l}_{tx,d}=A^{f32,g}_{tx,d};];L^{64}_{a=0}L^{64}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+E^{f32,l}_{tx,c}*C^{f32,g}_{c,a};];];``
 
     Precondition (the cuda lowering's rules, so the step builds on both targets): the tensor is an
     intermediate used by one top-level block (on-chip memory dies with its kernel), written first by a
     plain or reducing statement that covers it (no whole-tensor fill inside a kernel), indexed by every
     bound loop around it at one fixed dimension (each block's or thread's copy holds only its own slice),
-    and shared tensors fit 48 KB per block. Exact (E): the arithmetic is untouched; on the CPU every
+    and shared tensors fit 48 KB per block. Back to ``g`` needs only the indexing rule: a thread-private
+    ``l`` buffer that leaves out the thread's index would be raced on as one global tensor. Exact (E): the arithmetic is untouched; on the CPU every
     scope is a global buffer.
     """
 
@@ -54,7 +62,7 @@ class SetStorageScope(Strategy):
         sites = []
         for tinfo in info.intermediates:
             scopes = tuple(s for s in ("s", "l", "g") if s != tinfo.scope
-                           and (s == "g" or onchip_scope_problem(program, tinfo.name, s) is None))
+                           and scope_problem(program, tinfo.name, s) is None)
             if not scopes:
                 continue
             first = next(tensor_refs_in(program.body, tinfo.name))[0]
@@ -68,10 +76,9 @@ class SetStorageScope(Strategy):
         tinfo = program_info(program).tensors.get(tensor)
         if tinfo is None or tinfo.is_known:
             raise self.refuse(f"{tensor} is not an intermediate; known tensors live in global memory")
-        if scope != "g":
-            problem = onchip_scope_problem(program, tensor, scope)
-            if problem:
-                raise self.refuse(problem)
+        problem = scope_problem(program, tensor, scope)
+        if problem:
+            raise self.refuse(problem)
         return rescope(program, tensor, scope)
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
