@@ -28,8 +28,8 @@ def relayout(program: Program, tensor: str, spec: str, shape: tuple[int, ...]) -
 class SetStorageLayout(Strategy):
     """Store an intermediate in another layout: all its subscripts rewritten consistently, no copy.
 
-    Before: ``B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[J^{f32,g}_{tx,a,c}=(A^{f32,g}_{tx,a,c}-G^{f32,g}_{tx})/sqrt(I^{f32,g}_{tx}+1e-05);];B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[C^{f32,g}_{tx,a,c}=D^{f32,g}_{a,c}*J^{f32,g}_{tx,a,c}+E^{f32,g}_{a,c};];``
-    After (``fuse:1``): ``...[J^{f32,g}_{tx,a*64+c}=...;];...[C^{f32,g}_{tx,a,c}=D^{f32,g}_{a,c}*J^{f32,g}_{tx,a*64+c}+E^{f32,g}_{a,c};];``
+    Before (level1/layer_norm, its last two blocks): ``B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[J^{f32,g}_{tx,a,c}=(A^{f32,g}_{tx,a,c}-G^{f32,g}_{tx})/sqrt(I^{f32,g}_{tx}+1e-05);];B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[C^{f32,g}_{tx,a,c}=D^{f32,g}_{a,c}*J^{f32,g}_{tx,a,c}+E^{f32,g}_{a,c};];``
+    After (``fuse:1``): ``B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[J^{f32,g}_{tx,a*64+c}=(A^{f32,g}_{tx,a,c}-G^{f32,g}_{tx})/sqrt(I^{f32,g}_{tx}+1e-05);];B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[C^{f32,g}_{tx,a,c}=D^{f32,g}_{a,c}*J^{f32,g}_{tx,a*64+c}+E^{f32,g}_{a,c};];``
 
     Precondition: the tensor is an intermediate (its layout is the program's own choice), every subscript of
     every reference is a bounded index that stays inside the tensor (so the map is a bijection on what is
