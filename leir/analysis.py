@@ -444,6 +444,10 @@ def onchip_scope_problem(program: Program, tensor: str, scope: str) -> str | Non
         return problem
     header = program.body.blocks[owners[0]].loops
     leading = header[:next((k for k, lp in enumerate(header) if lp.kind != "B"), len(header))]
+    stray = sorted({lp.var for _, _, loops in refs for lp in loops if lp.kind == "B" and lp not in leading})
+    if stray:
+        return (f"the loop over {stray[0]} is bound to the GPU but does not lead its top-level block, so "
+                f"the kernel's on-chip allocation cannot sit inside it")
     bound_problem = _bound_loops_problem(program, tensor, scope)
     if bound_problem:
         return bound_problem

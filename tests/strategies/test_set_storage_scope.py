@@ -83,6 +83,13 @@ def test_refuses_to_make_a_thread_private_buffer_global():
         _apply_raw(staged, "E", "g")
 
 
+def test_refuses_a_bound_loop_that_does_not_lead_its_block():
+    # the kernel starts inside the host loop over a; the on-chip allocation sits at the kernel's top
+    _refuses(leir("input A: f32[4, 16]\noutput C: f32[4, 16]\n---\n"
+                  "L^{4}_{a=0}B^{16}_{tx=0}[F^{f32,g}_{a,tx}=A^{f32,g}_{a,tx};C^{f32,g}_{a,tx}=F^{f32,g}_{a,tx};];"),
+             "F")
+
+
 def test_refuses_an_intermediate_used_by_two_kernels():
     _refuses(workload("level1/layer_norm"), "F")  # F is reduced in block 1 and read in block 2
 
