@@ -1,7 +1,8 @@
 """Count each strategy's candidate sites over the built-in suite and the corpus, and apply every one.
 
     python scripts/strategy_sites.py --level memory              # suite (level1+level2, f32) and corpus
-    python scripts/strategy_sites.py --level memory --build cuda # also lower+build every suite step
+    python scripts/strategy_sites.py --level memory --no-corpus --build llvm --build cuda --per-program 3
+                                                                 # also lower + build suite steps
 
 For every candidate (with its first legal parameters) the step goes through ``apply_strategy`` — so the
 result passes the checker and its trace is grounded — and a raise anywhere is printed and counted. The
@@ -41,8 +42,15 @@ def corpus_programs() -> list[tuple[str, Program]]:
     return [(entry.id, entry.program) for entry in load_corpus()]
 
 
+def _spread(count: int, limit: int | None) -> list[int]:
+    """``limit`` site indices spread evenly over ``count`` (all of them without a limit)."""
+    if limit is None or count <= limit:
+        return list(range(count))
+    return sorted({round(k * (count - 1) / max(1, limit - 1)) for k in range(limit)})
+
+
 def scan(name: str, programs: list[tuple[str, Program]], strategies: list, *, apply: bool,
-         build: tuple[str, ...]) -> None:
+         build: tuple[str, ...], per_program: int | None = None) -> None:
     sites: Counter[str] = Counter()
     programs_with: Counter[str] = Counter()
     failures: Counter[str] = Counter()
@@ -59,7 +67,7 @@ def scan(name: str, programs: list[tuple[str, Program]], strategies: list, *, ap
             programs_with[strategy.name] += bool(found)
             if not apply:
                 continue
-            for index in range(len(found)):
+            for index in _spread(len(found), per_program):
                 try:
                     step = apply_strategy(program, strategy, index)
                     for target in build:
@@ -82,13 +90,14 @@ def main() -> int:
     parser.add_argument("--strategy", action="append", help="only this strategy (repeatable)")
     parser.add_argument("--no-apply", action="store_true", help="count sites without applying them")
     parser.add_argument("--build", action="append", default=[], help="also build every suite step for TARGET")
+    parser.add_argument("--per-program", type=int, help="apply at most N sites per program and strategy")
     parser.add_argument("--no-corpus", action="store_true")
     parser.add_argument("--no-suite", action="store_true")
     args = parser.parse_args()
     strategies = [s for s in all_strategies(args.level) if not args.strategy or s.name in args.strategy]
     if not args.no_suite:
         scan("built-in suite (f32)", suite_programs(), strategies, apply=not args.no_apply,
-             build=tuple(args.build))
+             build=tuple(args.build), per_program=args.per_program)
     if not args.no_corpus:
         scan("corpus", corpus_programs(), strategies, apply=not args.no_apply, build=())
     return 0

@@ -66,6 +66,16 @@ def test_write_cache_of_a_workload_verifies(workload_id, tensor, block, scope):
     _check(step)
 
 
+def test_a_write_cache_of_one_element_is_a_register_accumulator():
+    program = workload("level1/matmul")
+    index, _ = _site(program, "write", "D", at=2)
+    step = apply_strategy(program, NAME, index, {"scope": "l"})
+    assert ("L^{64}_{a=0}[E^{f32,l}_{tx}=0;L^{64}_{c=0}[E^{f32,l}_{tx}=E^{f32,l}_{tx}+"
+            in canonical(step.after.body))
+    assert "D^{f32,g}_{tx,a}=E^{f32,l}_{tx};" in canonical(step.after.body)
+    _check(step)
+
+
 def test_a_write_cache_keeps_the_other_statements_of_the_block():
     # the corpus's argmax: the block also zeroes the index tensor C, which must survive the rewrite
     program = leir("input A: f32[4, 8, 16]\noutput C: i64[4, 16]\n---\n"

@@ -22,7 +22,7 @@ from leir.analysis import (
     stmt_reads,
     writes,
 )
-from leir.ast import Assign, Block, Expr, Loop, Program, TensorRef, Var
+from leir.ast import Assign, Block, Expr, Item, Loop, Program, TensorRef, Var
 from leir.builders import iadd
 from leir.intervals import index_range
 from leir.printer import canonical, expr_text
@@ -240,22 +240,20 @@ class CacheReadWrite(Strategy):
             value = replace_refs(stmt.value, to_buffer)
             compute: Assign = Assign(stmt.target, value)  # type: ignore[arg-type]
             items = block.items[:site.path[1]] + (compute,) + block.items[site.path[1] + 1:]
-            nest: tuple[Block, ...] = (Block(copy_loops or (Loop("L", 1, unit_var(program)),),
-                                             (Assign(buffer_copy, source),)),
-                                       Block(plan.inner, items))
+            nest: tuple[Item, ...] = (_nest(copy_loops, Assign(buffer_copy, source)),
+                                      Block(plan.inner, items))
         else:
             kind = program_info(program).statements[site.path].kind
             value = replace_refs(stmt.value, to_buffer)
             compute = Assign(staged, value)  # type: ignore[arg-type]
             back = Assign(TensorRef(tensor, stmt.target.dtype, "g", tensor_idx), buffer_copy)
-            loops = copy_loops or (Loop("L", 1, unit_var(program)),)
-            pieces: list[Block] = []
+            pieces: list[Item] = []
             if kind is StmtKind.REDUCE:
                 init = program_info(program).statements[site.path].init
                 assert init is not None
-                pieces.append(Block(loops, (Assign(buffer_copy, init),)))
+                pieces.append(_nest(copy_loops, Assign(buffer_copy, init)))
             items = block.items[:site.path[1]] + (compute,) + block.items[site.path[1] + 1:]
-            pieces += [Block(plan.inner, items), Block(loops, (back,))]
+            pieces += [Block(plan.inner, items), _nest(copy_loops, back)]
             nest = tuple(pieces)
         new_block = Block(plan.outer, nest)
         return with_body(program, replace_at(program.body, site.path[:1], new_block))
@@ -267,7 +265,7 @@ class CacheReadWrite(Strategy):
         for outer_part, swept, lo in plan.parts:
             base = affine_expr(Affine(outer_part.coeffs, outer_part.const + lo), plan.order)
             if swept.coeffs:
-                out.append(iadd(base, Var(copy_vars[k])) if not _is_zero(base) else Var(copy_vars[k]))
+                out.append(iadd(base, Var(copy_vars[k])))
                 k += 1
             else:
                 out.append(base)
@@ -283,9 +281,8 @@ class CacheReadWrite(Strategy):
         stmt = block.items[site.path[1]]
         assert isinstance(stmt, Assign)
         new_block = after.body.blocks[site.path[0]]
-        copy_block = new_block.items[0 if direction == "read" else len(new_block.items) - 1]
-        assert isinstance(copy_block, Block)
-        copy_stmt = copy_block.items[0]
+        copy_item = new_block.items[0 if direction == "read" else len(new_block.items) - 1]
+        copy_stmt = copy_item.items[0] if isinstance(copy_item, Block) else copy_item
         assert isinstance(copy_stmt, Assign)
         old_ref = stmt.target if direction == "write" else next(r for r in stmt_reads(stmt) if r.name == tensor)
         uses = sum(1 for r in stmt_reads(stmt) if r.name == tensor) if direction == "read" else 1
@@ -320,13 +317,9 @@ class CacheReadWrite(Strategy):
                        "arithmetic in the same order.")
 
 
-def unit_var(program: Program) -> str:
-    """The variable of the unit loop a scalar buffer's copy runs in (a block needs a header)."""
-    return fresh_loop_vars(program)[0]
-
-
-def _is_zero(e: Expr) -> bool:
-    return canonical(e) == "0"
+def _nest(loops: tuple[Loop, ...], stmt: Assign) -> Item:
+    """The copy statement inside its region loops; a single element is copied by a plain statement."""
+    return Block(loops, (stmt,)) if loops else stmt
 
 
 def _numel(shape: tuple[int, ...]) -> int:
