@@ -161,3 +161,10 @@ def test_same_program_gives_the_same_step_byte_for_byte():
     again = apply_strategy(workload("level1/conv2d"), NAME, 0)
     assert canonical(first.after.body) == canonical(again.after.body)
     assert first.trace.render() == again.trace.render()
+
+
+def test_refuses_a_block_that_reduces_across_threads():
+    # sum_all reduces C over the thread-bound tx: TVM builds that cross-thread reduction only from one nest
+    program = workload("level1/sum_all")
+    assert not candidates(program, NAME)
+    _refused(program, Site((0, 0), (("at", 1), ("direction", "read"), ("tensor", "A"))))

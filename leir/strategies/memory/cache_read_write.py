@@ -76,7 +76,8 @@ class CacheReadWrite(Strategy):
     buffer with the region the inner loops touch (read), or the inner loops compute into the buffer and a
     copy nest writes it back (write). Precondition: the statement is a direct item of a top-level block of
     statements; the tensor is global, its subscripts affine and in bounds; nothing else in the block writes
-    it (read) or touches it (write); no ``B`` loop is inside the split and no ``V`` loop outside it. A write
+    it (read) or touches it (write); no ``B`` loop is inside the split and no ``V`` loop outside it, and no statement of the block reduces
+    across a ``B`` loop (TVM builds a cross-thread reduction only from one loop nest). A write
     cache needs a plain write or a reduction whose reduce loops are all inside the split and whose outer
     loops index the target directly, with each swept subscript a single inner loop variable (the buffer is
     then written everywhere before it is copied back). Parallel and bound outer loops index the buffer, so
@@ -142,6 +143,12 @@ class CacheReadWrite(Strategy):
             return "a GPU-bound loop inside the split would leave the copy outside its binding"
         if any(lp.kind == "V" for lp in outer):
             return "a vectorised loop cannot enclose the copy nest"
+        bound = {lp.var for lp in block.loops if lp.kind == "B"}
+        for k in range(len(block.items)):
+            sinfo = info.statements.get((path[0], k))
+            if sinfo is not None and set(sinfo.reduce_vars) & bound:
+                return ("the block reduces across a GPU-bound loop (a cross-thread reduction), which TVM "
+                        "builds only from a single loop nest")
         if direction == "read":
             refs = [r for r in stmt_reads(stmt) if r.name == tensor]
             if not refs or any(r in stmt.target.indices for r in refs):
