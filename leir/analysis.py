@@ -20,6 +20,7 @@ from leir.ast import (
     Block,
     Body,
     Compare,
+    Cond,
     Expr,
     Item,
     Logical,
@@ -135,7 +136,7 @@ def readers_after(body: Body, block_index: int, tensor: str) -> tuple[int, ...]:
 # ------------------------------------------------------------------------------- carried dependences
 
 
-def _vars_in(node) -> set[str]:
+def _vars_in(node: Expr | Cond) -> set[str]:
     return {v.name for v in walk_expr(node) if isinstance(v, Var)}
 
 
@@ -223,7 +224,7 @@ def affine_form(expr: Expr) -> Affine | None:
     return Affine(tuple(sorted((v, c) for v, c in coeffs.items() if c)), const)
 
 
-def _affine(expr) -> tuple[dict[str, int], int] | None:
+def _affine(expr: Expr) -> tuple[dict[str, int], int] | None:
     if isinstance(expr, Paren):
         return _affine(expr.inner)
     if isinstance(expr, Num):
@@ -273,6 +274,8 @@ def loop_vars_in(program: Program) -> frozenset[str]:
 
 def fresh_tensor_names(program: Program, count: int = 1) -> tuple[str, ...]:
     """The next unused tensor names in the public naming sequence (``A C D … Z Aa Ac …``)."""
+    if count == 0:
+        return ()
     taken = tensor_names_in(program)
     out: list[str] = []
     for name in tensor_names():
@@ -285,6 +288,8 @@ def fresh_tensor_names(program: Program, count: int = 1) -> tuple[str, ...]:
 
 def fresh_loop_vars(program: Program, count: int = 1, *, prefix: str = "") -> tuple[str, ...]:
     """Unused loop-variable names (skipping ``b e t v x y z``); ``prefix`` makes bound names (``tx`` …)."""
+    if count == 0:
+        return ()
     taken = loop_vars_in(program)
     out: list[str] = []
     for name in loop_var_names():
@@ -732,3 +737,231 @@ def var_in_condition(item: Item, var: str) -> bool:
             if isinstance(node, (Compare, Logical)) and var in _vars_in(node):
                 return True
     return False
+
+
+# ---- memory
+#
+# What the memory-level strategies (cache_read_write, layout_transformation, set_storage_scope,
+# set_storage_layout, precompute_indices) ask of a program: the split of an affine subscript into the
+# part fixed by outer loops and the part the inner loops sweep (the *region* a cache must hold), the
+# top-level blocks a tensor lives in, and whether an intermediate may move to on-chip memory under the
+# lowering's cuda rules (one kernel per top-level block, one copy per block or thread, no whole-tensor
+# fill inside a kernel).
+
+#: Bytes per element as the hardware stores it (``bf16`` is 2 bytes even though NumPy computes in f32).
+DTYPE_BYTES: dict[str, int] = {
+    "f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
+    "u8": 1, "u16": 2, "u32": 4, "u64": 8, "bool": 1,
+}
+#: Static shared memory per CUDA block (the lowering's ``GpuLimitError`` threshold, ``verifier.targets``).
+MAX_SHARED_BYTES = 48 * 1024
+
+
+def loop_ranges(loops: Iterable[Loop]) -> dict[str, tuple[int, int]]:
+    """``{var: (0, extent-1)}`` for interval reasoning over a loop nest."""
+    return {lp.var: (0, lp.extent - 1) for lp in loops}
+
+
+def affine_parts(form: Affine, inner: frozenset[str]) -> tuple[Affine, Affine]:
+    """``form`` as ``outer + inner``: the terms over ``inner`` variables, and the rest with the constant."""
+    outer = Affine(tuple((v, c) for v, c in form.coeffs if v not in inner), form.const)
+    swept = Affine(tuple((v, c) for v, c in form.coeffs if v in inner), 0)
+    return outer, swept
+
+
+def affine_bounds(form: Affine, extents: dict[str, int]) -> tuple[int, int]:
+    """Smallest and largest value of an affine form when every variable runs over ``0..extent-1``."""
+    lo = hi = form.const
+    for var, coeff in form.coeffs:
+        top = coeff * (extents[var] - 1)
+        lo, hi = lo + min(0, top), hi + max(0, top)
+    return lo, hi
+
+
+def affine_expr(form: Affine, order: Iterable[str] = ()) -> Expr:
+    """An index expression for an affine form, variables in ``order`` (loop order) first."""
+    from leir.builders import iadd, imul, isub, lit
+
+    coeffs = dict(form.coeffs)
+    ranked = [v for v in order if v in coeffs] + sorted(v for v in coeffs if v not in set(order))
+    out: Expr | None = None
+    for name in ranked:
+        coeff = coeffs[name]
+        term = imul(Var(name), abs(coeff))
+        if out is None:
+            out = term if coeff > 0 else imul(Var(name), coeff)
+        else:
+            out = iadd(out, term) if coeff > 0 else isub(out, term)
+    if out is None:
+        return lit(form.const)
+    return iadd(out, form.const)
+
+
+def top_level_owners(body: Body, tensor: str) -> tuple[int, ...]:
+    """Indices of the top-level blocks that read or write ``tensor`` (a cuda kernel each)."""
+    return tuple(i for i, block in enumerate(body.blocks)
+                 if tensor in reads(block) or tensor in writes(block))
+
+
+def tensor_refs_in(body: Body, tensor: str) -> Iterator[tuple[Path, TensorRef, tuple[Loop, ...]]]:
+    """``(statement path, reference, loops)`` for every reference to ``tensor``, targets included."""
+    for path, stmt, loops in statements(body):
+        for ref in (stmt.target, *stmt_reads(stmt)):
+            if ref.name == tensor:
+                yield path, ref, loops
+
+
+def bound_axis(var: str) -> str:
+    """``blockIdx.y`` / ``threadIdx.x`` for a ``B`` loop variable (the lowering's naming rule)."""
+    if len(var) >= 2 and var[0] in "bt" and var[1] in "xyz":
+        return ("blockIdx." if var[0] == "b" else "threadIdx.") + var[1]
+    return "threadIdx.x"
+
+
+def row_major_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Element strides of a dense row-major tensor (the layout every LEIR buffer has)."""
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    return tuple(strides)
+
+
+def stride_along(indices: tuple[Expr, ...], shape: tuple[int, ...], var: str) -> int | None:
+    """How many elements a reference moves when ``var`` grows by one (``None``: not affine in it)."""
+    total = 0
+    for index, stride in zip(indices, row_major_strides(shape), strict=True):
+        form = affine_form(index)
+        if form is None:
+            if var in _vars_in(index):
+                return None
+            continue
+        total += form.coeff(var) * stride
+    return total
+
+
+def _plain_vars(ref: TensorRef) -> dict[int, str]:
+    from leir.ast import strip_parens
+
+    return {d: e.name for d, index in enumerate(ref.indices) if isinstance(e := strip_parens(index), Var)}
+
+
+def onchip_scope_problem(program: Program, tensor: str, scope: str) -> str | None:
+    """Why the intermediate ``tensor`` cannot live in ``scope`` (``s``/``l``) on cuda, or ``None``.
+
+    The lowering's rules (``verifier.lowering``): an on-chip tensor is allocated inside one kernel, so it
+    is used by exactly one top-level block; it cannot be filled as a whole there, so its first reference
+    must be a plain covering write or a covering reduction with an exact ``T.init``; and it has one copy per
+    block (``s``) or per thread (``l``). So that those copies compute what one global tensor would, every
+    ``B`` loop around its references must index it, at one fixed dimension, by exactly that loop's
+    variable: each block or thread then touches only its own slice and no copy reads another's writes.
+    Shared tensors of one kernel must fit the per-block shared memory.
+    """
+    info = program_info(program)
+    tinfo = info.tensors.get(tensor)
+    if tinfo is None or tinfo.is_known:
+        return f"{tensor} is not an intermediate"
+    owners = top_level_owners(program.body, tensor)
+    if len(owners) != 1:
+        blocks = ", ".join(str(i + 1) for i in owners)
+        return f"{tensor} is used by top-level blocks {blocks}; on-chip memory does not outlive a kernel"
+    refs = list(tensor_refs_in(program.body, tensor))
+    first_path, _, _ = refs[0]
+    first = item_at_path(program.body, first_path)
+    problem = _first_write_problem(program, info, tensor, first_path, first, refs)
+    if problem:
+        return problem
+    header = program.body.blocks[owners[0]].loops
+    leading = header[:next((k for k, lp in enumerate(header) if lp.kind != "B"), len(header))]
+    stray = sorted({lp.var for _, _, loops in refs for lp in loops if lp.kind == "B" and lp not in leading})
+    if stray:
+        return (f"the loop over {stray[0]} is bound to the GPU but does not lead its top-level block, so "
+                f"the kernel's on-chip allocation cannot sit inside it")
+    bound_problem = _bound_loops_problem(program, tensor, scope)
+    if bound_problem:
+        return bound_problem
+    if scope == "s":
+        owner = program.body.blocks[owners[0]]
+        shared = {name for name in reads(owner) | writes(owner)
+                  if name == tensor or (info.tensors[name].scope == "s" and not info.tensors[name].is_known)}
+        size = sum(DTYPE_BYTES[info.tensors[n].dtype] * _numel(info.tensors[n].shape) for n in shared)
+        if size > MAX_SHARED_BYTES:
+            return f"shared tensors {', '.join(sorted(shared))} would need {size} bytes per block " \
+                   f"(the limit is {MAX_SHARED_BYTES})"
+    return None
+
+
+def _bound_loops_problem(program: Program, tensor: str, scope: str) -> str | None:
+    """Why some ``B`` loop around ``tensor``'s references does not index it at one fixed dimension."""
+    refs = list(tensor_refs_in(program.body, tensor))
+    bound: list[Loop] = []
+    for _, _, loops in refs:
+        bound.extend(lp for lp in loops if lp.kind == "B" and lp not in bound)
+    copies = {"s": "shared copies (one per block)", "l": "local copies (one per thread)",
+              "g": "one global tensor written by every GPU thread at once"}[scope]
+    for lp in bound:
+        dims: set[int] | None = None
+        for _, ref, _ in refs:
+            here = {d for d, name in _plain_vars(ref).items() if name == lp.var}
+            dims = here if dims is None else dims & here
+        if not dims:
+            return (f"{tensor} is not indexed by {lp.var} at one fixed dimension in every reference; as "
+                    f"{copies} it would not compute what the program means")
+    return None
+
+
+def global_scope_problem(program: Program, tensor: str) -> str | None:
+    """Why an on-chip intermediate cannot move back to global memory on cuda, or ``None``.
+
+    An ``l`` buffer private to each thread may leave out the thread's index; in one global tensor the
+    threads would then race on the same elements (the lowering refuses that statement).
+    """
+    return _bound_loops_problem(program, tensor, "g")
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    total = 1
+    for n in shape:
+        total *= n
+    return total
+
+
+def item_at_path(body: Body, path: Path) -> Assign:
+    """The statement at ``path``."""
+    from leir.rewrite import item_at
+
+    item = item_at(body, path)
+    assert isinstance(item, Assign)
+    return item
+
+
+def _covering(target: TensorRef, loops: tuple[Loop, ...], shape: tuple[int, ...]) -> bool:
+    """The target's subscript is distinct plain loop variables whose extents are the tensor's dimensions."""
+    plain = _plain_vars(target)
+    if len(plain) != len(target.indices) or len(set(plain.values())) != len(plain):
+        return False
+    extents = {lp.var: lp.extent for lp in loops}
+    return all(extents.get(plain[d]) == n for d, n in enumerate(shape))
+
+
+def _first_write_problem(program: Program, info: ProgramInfo, tensor: str, path: Path, first: Assign,
+                         refs: list[tuple[Path, TensorRef, tuple[Loop, ...]]]) -> str | None:
+    shape = info.tensors[tensor].shape
+    loops = refs[0][2]
+    if first.target.name != tensor:
+        return f"{tensor} is read before it is written; an on-chip copy would start uninitialised"
+    sinfo = info.statements.get(path)
+    kind = sinfo.kind if sinfo else StmtKind.ASSIGN
+    if not _covering(first.target, loops, shape):
+        return f"the first write of {tensor} does not cover the whole tensor with plain loop variables, " \
+               "so the lowering would have to fill it inside the kernel"
+    if kind is StmtKind.ASSIGN and any(r.name == tensor for r in stmt_reads(first)):
+        return f"the first write of {tensor} reads {tensor} itself"
+    if kind not in (StmtKind.ASSIGN, StmtKind.REDUCE):
+        return f"the first write of {tensor} is a {kind.value}, which needs a prior value"
+    for other_path, stmt, _ in statements(program.body):
+        other = info.statements.get(other_path)
+        if other is None or other.kind is not StmtKind.REDUCE or stmt.target.name != tensor:
+            continue
+        if other_path != path or any(p[0] == path[0] and p < path for p, _, _ in refs):
+            return f"a reduction into {tensor} after another reference needs a whole-tensor init fill"
+    return None

@@ -8,14 +8,18 @@ are spelled exactly (``1e-05``, ``0.5``).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
-from leir.ast import BinOp, Call, Compare, Expr, IfThenElse, Inf, Logical, Neg, Num, Var
+from leir.ast import BinOp, Call, Compare, Cond, Expr, IfThenElse, Inf, Logical, Neg, Num, Var
 from leir.errors import LeirError
 
 
 class NoNanLiteralError(LeirError, ValueError):
     """A NaN constant was asked for: LEIR has no way to spell it."""
 
+
+#: What the builders accept as an operand: an expression, or a Python number spelled as a literal.
+Operand = Expr | int | float | bool
 
 ZERO = Num("0")
 ONE = Num("1")
@@ -38,7 +42,7 @@ def lit(value: float | int | bool) -> Expr:
     return Num(text) if value >= 0 else Neg(Num(text))
 
 
-def as_expr(value) -> Expr:
+def as_expr(value: Operand) -> Expr:
     return lit(value) if isinstance(value, int | float | bool) else value
 
 
@@ -57,7 +61,7 @@ def _int_of(e: Expr) -> int | None:
     return None
 
 
-def iadd(a, b) -> Expr:
+def iadd(a: Operand, b: Operand) -> Expr:
     """``a + b`` for index expressions, dropping zeros and folding constants."""
     a, b = as_expr(a), as_expr(b)
     ka, kb = _int_of(a), _int_of(b)
@@ -72,7 +76,7 @@ def iadd(a, b) -> Expr:
     return BinOp("+", a, b)
 
 
-def isub(a, b) -> Expr:
+def isub(a: Operand, b: Operand) -> Expr:
     b = as_expr(b)
     kb = _int_of(b)
     if kb is not None:
@@ -80,7 +84,7 @@ def isub(a, b) -> Expr:
     return BinOp("-", as_expr(a), b)
 
 
-def imul(a, k) -> Expr:
+def imul(a: Operand, k: Operand) -> Expr:
     a, k = as_expr(a), as_expr(k)
     ka, kk = _int_of(a), _int_of(k)
     if ka is not None and kk is not None:
@@ -94,7 +98,7 @@ def imul(a, k) -> Expr:
     return BinOp("*", a, k)
 
 
-def ifloordiv(a, k: int) -> Expr:
+def ifloordiv(a: Operand, k: int) -> Expr:
     a = as_expr(a)
     ka = _int_of(a)
     if ka is not None:
@@ -102,7 +106,7 @@ def ifloordiv(a, k: int) -> Expr:
     return a if k == 1 else BinOp("//", a, lit(k))
 
 
-def imod(a, k: int) -> Expr:
+def imod(a: Operand, k: int) -> Expr:
     a = as_expr(a)
     ka = _int_of(a)
     if ka is not None:
@@ -110,7 +114,7 @@ def imod(a, k: int) -> Expr:
     return ZERO if k == 1 else BinOp("%", a, lit(k))
 
 
-def isum(terms) -> Expr:
+def isum(terms: Iterable[Operand]) -> Expr:
     out: Expr = ZERO
     for t in terms:
         out = iadd(out, t)
@@ -120,68 +124,68 @@ def isum(terms) -> Expr:
 # ------------------------------------------------------------------------------------------ value maths
 
 
-def add(a, b) -> Expr:
+def add(a: Operand, b: Operand) -> Expr:
     return BinOp("+", as_expr(a), as_expr(b))
 
 
-def sub(a, b) -> Expr:
+def sub(a: Operand, b: Operand) -> Expr:
     return BinOp("-", as_expr(a), as_expr(b))
 
 
-def mul(a, b) -> Expr:
+def mul(a: Operand, b: Operand) -> Expr:
     return BinOp("*", as_expr(a), as_expr(b))
 
 
-def div(a, b) -> Expr:
+def div(a: Operand, b: Operand) -> Expr:
     return BinOp("/", as_expr(a), as_expr(b))
 
 
-def pow_(a, b) -> Expr:
+def pow_(a: Operand, b: Operand) -> Expr:
     return BinOp("**", as_expr(a), as_expr(b))
 
 
-def neg(a) -> Expr:
+def neg(a: Operand) -> Expr:
     return Neg(as_expr(a))
 
 
-def call(func: str, *args) -> Expr:
+def call(func: str, *args: Operand) -> Expr:
     return Call(func, tuple(as_expr(a) for a in args))
 
 
-def exp(a) -> Expr:
+def exp(a: Operand) -> Expr:
     return call("exp", a)
 
 
-def log(a) -> Expr:
+def log(a: Operand) -> Expr:
     return call("log", a)
 
 
-def sqrt(a) -> Expr:
+def sqrt(a: Operand) -> Expr:
     return call("sqrt", a)
 
 
-def maximum(a, b) -> Expr:
+def maximum(a: Operand, b: Operand) -> Expr:
     return call("max", a, b)
 
 
-def minimum(a, b) -> Expr:
+def minimum(a: Operand, b: Operand) -> Expr:
     return call("min", a, b)
 
 
-def ite(cond, then, otherwise) -> Expr:
+def ite(cond: Cond, then: Operand, otherwise: Operand) -> Expr:
     return IfThenElse(cond, as_expr(then), as_expr(otherwise))
 
 
-def cmp(a, op: str, b) -> Compare:
+def cmp(a: Operand, op: str, b: Operand) -> Compare:
     return Compare((as_expr(a), as_expr(b)), (op,))
 
 
-def chain(lo, op1: str, mid, op2: str, hi) -> Compare:
+def chain(lo: Operand, op1: str, mid: Operand, op2: str, hi: Operand) -> Compare:
     """``lo op1 mid op2 hi`` as one chained comparison (``2<=c<258``)."""
     return Compare((as_expr(lo), as_expr(mid), as_expr(hi)), (op1, op2))
 
 
-def land(a, b):
+def land(a: Cond | None, b: Cond | None) -> Cond | None:
     if a is None:
         return b
     if b is None:
@@ -189,15 +193,15 @@ def land(a, b):
     return Logical("&", a, b)
 
 
-def lor(a, b):
+def lor(a: Cond, b: Cond) -> Cond:
     return Logical("|", a, b)
 
 
-def sigmoid(a) -> Expr:
+def sigmoid(a: Operand) -> Expr:
     """``1/(1+exp(-a))``: saturates to 0 and 1 without NaN."""
     return div(1, add(1, exp(neg(a))))
 
 
-def tanh(a) -> Expr:
+def tanh(a: Operand) -> Expr:
     """``1-2/(exp(2a)+1)``: unlike the ratio of exponentials it never turns into inf/inf."""
     return sub(1, div(2, add(exp(mul(2, a)), 1)))

@@ -59,7 +59,7 @@ def _rebuild(node: Node, children: tuple[Node, ...]) -> Node:
     if isinstance(node, Compare):
         return Compare(children, node.ops)  # type: ignore[arg-type]
     if isinstance(node, Logical):
-        return Logical(node.op, children[0], children[1])  # type: ignore[arg-type]
+        return Logical(node.op, children[0], children[1])
     return node
 
 
@@ -161,7 +161,7 @@ def loops_at(body: Body, path: Path) -> tuple[Loop, ...]:
     """Every loop enclosing the item at ``path`` (for a block: its own header included), outermost first."""
     loops: list[Loop] = []
     node: Item = body.blocks[path[0]]
-    loops.extend(node.loops)
+    loops.extend(body.blocks[path[0]].loops)
     for step in path[1:]:
         assert isinstance(node, Block)
         node = node.items[step]

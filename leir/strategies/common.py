@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from leir.ast import Block, Loop, Program
 from leir.printer import canonical, loop_text
 from leir.rewrite import item_at
@@ -17,7 +19,7 @@ def block_at(program: Program, path: Path) -> Block:
     return item
 
 
-def blocks(program: Program):
+def blocks(program: Program) -> Iterator[tuple[Path, Block]]:
     """``(path, block)`` for every block, top-level and nested, in execution order."""
     from leir.ast import iter_items
 

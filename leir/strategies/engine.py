@@ -17,6 +17,7 @@ from leir.strategies.base import (
     InvalidParamsError,
     NotApplicableError,
     Params,
+    ParamValue,
     Site,
     Strategy,
     StrategyError,
@@ -47,7 +48,7 @@ def _resolve_site(strategy: Strategy, program: Program, site: Site | int) -> Sit
     raise NotApplicableError(strategy.name, f"no legal site at {site.key}")
 
 
-def _validate_params(strategy: Strategy, site: Site, params: Params | None) -> dict:
+def _validate_params(strategy: Strategy, site: Site, params: Params | None) -> dict[str, ParamValue]:
     chosen = strategy.default_params(site) if params is None else dict(params)
     specs = {spec.name: spec for spec in site.params}
     unknown = sorted(set(chosen) - set(specs))
@@ -84,8 +85,8 @@ def apply_strategy(program: Program, strategy: Strategy | str, site: Site | int,
         raise NotApplicableError(chosen.name, f"changes nothing at {resolved.key}")
     exactness = chosen.exactness_at(program, resolved, values)
     trace = chosen.explain(program, resolved, values, after)
-    problems = grounding_problems(trace, program, after)
-    if problems:
-        raise TraceGroundingError(chosen.name, "; ".join(problems))
+    ungrounded = grounding_problems(trace, program, after)
+    if ungrounded:
+        raise TraceGroundingError(chosen.name, "; ".join(ungrounded))
     return AppliedStep(chosen.name, chosen.number, chosen.level, resolved, values, exactness,
                        program, after, trace)
