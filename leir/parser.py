@@ -44,9 +44,11 @@ from leir.ast import (
     Pos,
     TensorRef,
     Var,
+    statements,
 )
 from leir.descent import Descent, DescentFailure, tokenize
 from leir.errors import LeirSyntaxError, caret_snippet
+from leir.limits import MAX_TERMS, ensure_recursion_limit, tree_depth
 from leir.precedence import PRECEDENCE, needs_parens
 
 _GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
@@ -386,6 +388,36 @@ def _syntax_error(text: str, exc: Exception, line_offset: int) -> LeirSyntaxErro
 def _run(start: str, text: str, line_offset: int):
     if not isinstance(text, str):
         raise TypeError(f"LEIR text must be str, not {type(text).__name__}")
+    ensure_recursion_limit()
+    tree = _parse(start, text, line_offset)
+    _refuse_too_deep(tree, text, line_offset)
+    return tree
+
+
+def _refuse_too_deep(tree, text: str, line_offset: int) -> None:
+    """Refuse expressions deeper than ``MAX_TERMS``: no later layer could walk them.
+
+    Only statements long enough to reach the limit are measured (each level costs at least two
+    characters), so ordinary programs pay nothing.
+    """
+    if isinstance(tree, Body):
+        candidates = [stmt for _, stmt, _ in statements(tree)
+                      if stmt.pos is None or stmt.pos.end - stmt.pos.start >= 2 * MAX_TERMS]
+        exprs = [(stmt.value, stmt.pos) for stmt in candidates] + [
+            (index, stmt.target.pos) for stmt in candidates for index in stmt.target.indices]
+    else:
+        exprs = [(tree, tree.pos)] if len(text) >= 2 * MAX_TERMS else []
+    for expr, pos in exprs:
+        if tree_depth(expr) > MAX_TERMS:
+            line = pos.line - line_offset if pos is not None else 1
+            column = pos.column if pos is not None else 1
+            raise LeirSyntaxError(
+                f"expression nested too deeply: more than {MAX_TERMS} levels (split the statement)",
+                line=line + line_offset, column=column, snippet=caret_snippet(text, line, column),
+                code="too-deep")
+
+
+def _parse(start: str, text: str, line_offset: int):
     builder = _PARSERS.builder
     builder.line_offset = line_offset
     try:
@@ -403,7 +435,8 @@ def _run(start: str, text: str, line_offset: int):
         raise _syntax_error(text, exc, line_offset) from None
     except RecursionError:
         raise LeirSyntaxError(
-            "expression nested too deeply", line=1 + line_offset, column=1, snippet=caret_snippet(text, 1, 1)
+            f"expression nested too deeply: more than {MAX_TERMS} levels (split the statement)",
+            line=1 + line_offset, column=1, snippet=caret_snippet(text, 1, 1), code="too-deep"
         ) from None
 
 

@@ -64,6 +64,7 @@ import numpy as np
 from leir import ast as A
 from leir.dtypes import from_numpy_dtype, max_value, min_value, numpy_dtype
 from leir.intervals import index_range
+from leir.limits import ensure_recursion_limit
 from leir.semantics import ProgramInfo, StmtInfo, StmtKind
 from verifier import targets as tg
 from verifier import tvm_adapter as tvm_a
@@ -125,6 +126,7 @@ _CALL = {"exp": "T.exp", "log": "T.log", "sqrt": "T.sqrt", "erf": "T.erf", "abs"
 def lower(program: A.Program, target: str | dict[str, Any] = "llvm", *,
           info: ProgramInfo | None = None) -> Lowered:
     """Check (unless ``info`` is given), lower and parse one program for ``target``."""
+    ensure_recursion_limit()
     if info is None:
         info = _check(program)
     spec = tg.resolve(target)
@@ -142,6 +144,7 @@ def lower(program: A.Program, target: str | dict[str, Any] = "llvm", *,
 def to_tvmscript(program: A.Program, target: str | dict[str, Any] = "llvm", *,
                  info: ProgramInfo | None = None) -> str:
     """The TVMScript text of the program (no TVM call; checks GPU limits for cuda)."""
+    ensure_recursion_limit()
     if info is None:
         info = _check(program)
     return _Writer(program, info, tg.resolve(target)).run()
@@ -623,7 +626,7 @@ class _Writer:
         if isinstance(e, A.Var):
             return self.ivar(e.name)
         if isinstance(e, A.Neg):
-            return f"(-{self.index(e.operand, ranges)})"
+            return f"(-{_grouped(e.operand, self.index(e.operand, ranges), _index_prec)})"
         if isinstance(e, A.TensorRef):
             text = self.tref(e, ranges)
             if e.dtype != self.tdt(e.name):
@@ -631,8 +634,8 @@ class _Writer:
             dtype = _tvm_dtype(e.dtype)
             return text if dtype == _INDEX_DTYPE else f"T.Cast(\"{_INDEX_DTYPE}\", {text})"
         if isinstance(e, A.BinOp) and e.op in ("+", "-", "*", "//", "%", "/"):
-            op = "//" if e.op == "/" else e.op
-            return f"({self.index(e.left, ranges)} {op} {self.index(e.right, ranges)})"
+            return _infix(e, self.index(e.left, ranges), self.index(e.right, ranges), _index_prec,
+                          "//" if e.op == "/" else e.op)
         raise LoweringError(f"unsupported index expression {type(e).__name__}")
 
     def literal_expr(self, e: A.Expr | None, dtype: str) -> str:
@@ -688,7 +691,8 @@ class _Writer:
                 return _literal(min_value(dtype), dtype)
             if isinstance(inner, A.Num):
                 return _literal(-inner.value, dtype)
-            return f"(-{self.expr(e.operand, dtype, ranges)})"
+            text = self.expr(e.operand, dtype, ranges)
+            return f"(-{_grouped(e.operand, text, lambda c: _infix_prec(c, dtype in _FLOAT_WIDTH))})"
         if isinstance(e, A.BinOp):
             return self._binop(e, dtype, ranges)
         if isinstance(e, A.Call):
@@ -713,20 +717,23 @@ class _Writer:
                 return f"({b} * {b})"
             if not is_float:
                 if isinstance(exponent, A.Num) and exponent.is_int and exponent.value <= 8:
-                    b = self.expr(base, dtype, ranges)
+                    b = _grouped(base, self.expr(base, dtype, ranges), lambda c: _infix_prec(c, False))
                     return "(" + " * ".join([b] * int(exponent.value)) + ")" if exponent.value else \
                         _literal(1, dtype)
                 raise LoweringError(f"'**' in integer dtype {dtype} needs a small literal exponent")
             return f"T.pow({self.expr(e.left, dtype, ranges)}, {self.expr(e.right, dtype, ranges)})"
         left = self.expr(e.left, dtype, ranges)
         right = self.expr(e.right, dtype, ranges)
-        if e.op == "/":
-            return f"({left} / {right})" if is_float else f"T.floordiv({left}, {right})"
+        if e.op == "//" and is_float:  # written out below with its operands bracketed
+            left = _grouped(e.left, left, lambda x: _infix_prec(x, True))
+            right = _grouped(e.right, right, lambda x: _infix_prec(x, True))
+        if e.op == "/" and not is_float:
+            return f"T.floordiv({left}, {right})"
         if e.op == "//":
             return f"T.floor({left} / {right})" if is_float else f"T.floordiv({left}, {right})"
         if e.op == "%":
             return f"T.floormod({left}, {right})"
-        return f"({left} {e.op} {right})"
+        return _infix(e, left, right, lambda c: _infix_prec(c, is_float))
 
     def cond(self, c: A.Cond, ranges: dict[str, tuple[int, int]]) -> str:
         if isinstance(c, A.Paren):
@@ -770,10 +777,51 @@ def _literal(value: int | float | bool, dtype: str) -> str:
                 raise LoweringError("NaN literal in an integer statement")
             if value in (float("inf"), float("-inf")):
                 value = max_value(dtype) if value > 0 else min_value(dtype)
+        if int(value) >= 2**63:  # TVMScript reads literals as int64: spell large u64 values from the max
+            below = max_value(dtype) - int(value)
+            top = f"T.max_value(\"{tdt}\")"
+            return top if below == 0 else f"({top} - T.{tdt}({below}))"
         return f"T.{tdt}({int(value)})"
     if isinstance(value, float) and value in (float("inf"), float("-inf")):
         return f"T.{tdt}(\"{'inf' if value > 0 else '-inf'}\")"
     return f"T.{tdt}({float(value)!r})"
+
+
+_INFIX_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2, "%": 2}
+
+
+def _infix(e: A.BinOp, left: str, right: str, prec_of, op: str | None = None) -> str:
+    """``left op right`` with only the parentheses Python needs to keep the tree.
+
+    Long sums then stay flat text (``a + b + c``), within Python's limit of 200 nested brackets, where
+    one pair per operator would not be.
+    """
+    mine = _INFIX_PREC[e.op]
+    lp, rp = prec_of(A.strip_parens(e.left)), prec_of(A.strip_parens(e.right))
+    if lp is not None and lp < mine:
+        left = f"({left})"
+    if rp is not None and rp <= mine:
+        right = f"({right})"
+    return f"{left} {op or e.op} {right}"
+
+
+def _grouped(e: A.Expr, text: str, prec_of) -> str:
+    """``text`` (the lowering of ``e``) in parentheses when it is a bare infix operation."""
+    return f"({text})" if prec_of(A.strip_parens(e)) is not None else text
+
+
+def _infix_prec(e: A.Expr, is_float: bool) -> int | None:
+    """Precedence of a value expression the lowering prints as a bare infix operation, else ``None``."""
+    if isinstance(e, A.BinOp) and (e.op in ("+", "-", "*") or (e.op == "/" and is_float)):
+        return _INFIX_PREC[e.op]
+    return None
+
+
+def _index_prec(e: A.Expr) -> int | None:
+    """The same for index expressions, where ``/`` ``//`` ``%`` are Python's infix ``//`` and ``%``."""
+    if isinstance(e, A.BinOp) and e.op in _INFIX_PREC:
+        return _INFIX_PREC[e.op]
+    return None
 
 
 def _index_like(e: A.Expr) -> bool:

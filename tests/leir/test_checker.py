@@ -27,7 +27,7 @@ from leir.ast import (
 )
 from leir.checker import CODES, check, require_valid
 from leir.corpus import load_corpus
-from leir.errors import LeirCheckError
+from leir.errors import LeirCheckError, LeirSyntaxError
 from leir.program import load_program
 from leir.semantics import Severity, StmtKind
 
@@ -475,12 +475,12 @@ def test_interval_refinement_by_conditions():
     assert refine(cond("3-c>0"), True, ranges)["c"] == (0, 2)
 
 
-def test_absurdly_deep_nesting_is_a_diagnostic_not_a_crash():
+def test_absurdly_deep_nesting_is_refused_with_its_position_not_a_crash():
     text = "output C: f64[]\n---\nB^{1}_{i=0}[C^{f64,g}=" + "-" * 5000 + "1;];"
-    info = check(load_program(text))
-    assert [d.code for d in info.errors] == ["too-deep"]
-    with pytest.raises(LeirCheckError):
-        require_valid(load_program(text))
+    with pytest.raises(LeirSyntaxError) as caught:
+        load_program(text)
+    assert caught.value.code == "too-deep"
+    assert (caught.value.line, caught.value.column) == (3, 13)
 
 
 def test_bad_signature_built_in_code():
