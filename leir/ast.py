@@ -230,6 +230,8 @@ class TensorDecl:
     role: str
     dtype: str
     shape: tuple[int, ...]
+    #: where the declaration stands in a ``.leir`` header (for diagnostics about it)
+    pos: Pos | None = _pos()
 
 
 @dataclass(frozen=True, slots=True)

@@ -235,20 +235,20 @@ class _Checker:
         seen: set[str] = set()
         for decl in self.program.signature.tensors:
             if decl.name in seen:
-                self.error("bad-signature", f"tensor {decl.name} is declared twice", None, fragment=decl.name)
+                self.error("bad-signature", f"tensor {decl.name} is declared twice", decl, fragment=decl.name)
             seen.add(decl.name)
             if decl.role not in ROLES:
                 self.error(
                     "bad-signature",
                     f"tensor {decl.name} has role '{decl.role}', not one of {', '.join(ROLES)}",
-                    None,
+                    decl,
                     fragment=decl.name,
                 )
             if any(not isinstance(n, int) or n <= 0 for n in decl.shape):
                 self.error(
                     "bad-signature",
                     f"tensor {decl.name} has shape {tuple(decl.shape)}; extents must be positive integers",
-                    None,
+                    decl,
                     fragment=decl.name,
                 )
             if decl.dtype not in DTYPES:
@@ -256,7 +256,7 @@ class _Checker:
                 self.error(
                     "unsupported-dtype",
                     f"signature tensor {decl.name} has dtype '{decl.dtype}', which is {kind}",
-                    None,
+                    decl,
                     fragment=decl.name,
                 )
         for b_index, block in enumerate(self.program.body.blocks):
@@ -454,8 +454,11 @@ class _Checker:
                     node,
                 )
             return
-        lo, hi = (-_INDEX_LIMIT - 1, _INDEX_LIMIT) if dtype == "index" else _INT_RANGE.get(dtype, (None, None))
-        if lo is None:
+        if dtype == "index":
+            lo, hi = -_INDEX_LIMIT - 1, _INDEX_LIMIT
+        elif dtype in _INT_RANGE:
+            lo, hi = _INT_RANGE[dtype]
+        else:
             return
         if len(text) > 40:
             value = None
@@ -799,14 +802,14 @@ class _Checker:
                     self.error(
                         "output-not-written",
                         f"output {decl.name} is never written",
-                        None,
+                        decl,
                         fragment=decl.name,
                     )
                 else:
                     self.warning(
                         "unused-tensor",
                         f"{decl.role} {decl.name} is declared in the signature but never used",
-                        None,
+                        decl,
                         fragment=decl.name,
                     )
                 continue

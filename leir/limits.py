@@ -25,7 +25,8 @@ import sys
 from leir.ast import BinOp, Call, Compare, IfThenElse, Logical, Neg, Paren, TensorRef
 from leir.precedence import PRECEDENCE
 
-__all__ = ["MAX_TERMS", "MAX_NESTING", "MAX_LOOPS", "tree_depth", "nesting_depth", "depths", "ensure_recursion_limit"]
+__all__ = ["MAX_TERMS", "MAX_NESTING", "MAX_LOOPS", "tree_depth", "nesting_depth", "depths",
+           "ensure_recursion_limit"]
 
 #: Deepest expression tree (and longest operator chain) any command accepts.
 MAX_TERMS = 1000

@@ -350,12 +350,30 @@ def _literal_for(term: str) -> str | None:
     return None
 
 
-def _syntax_error(text: str, exc: Exception, line_offset: int) -> LeirSyntaxError:
+def _accepted_before(text: str, position: int | None, start: str) -> set[str] | None:
+    """Terminals the parser can really shift at ``position``, or ``None`` when that cannot be worked out.
+
+    The lexer's list for a bad character is every terminal of the LALR state, including lookaheads
+    merged in from other contexts (comparisons and ``&`` after a value in a statement); replaying the
+    text before it in an interactive parser and asking what it accepts gives only the valid ones.
+    """
+    if position is None:
+        return None
+    try:
+        interactive = _PARSERS.lark.parse_interactive(text[:position], start=start)
+        interactive.exhaust_lexer()
+        return {term for term in interactive.accepts() if term != "$END"} or None
+    except Exception:  # noqa: BLE001 - the prefix itself is broken in some other way: keep lark's list
+        return None
+
+
+def _syntax_error(text: str, exc: Exception, line_offset: int, start: str = "start") -> LeirSyntaxError:
     if isinstance(exc, UnexpectedCharacters):
         line, column = exc.line, exc.column
         found = text[exc.pos_in_stream : exc.pos_in_stream + 1] if exc.pos_in_stream is not None else "?"
         message = f"unexpected character {found!r}"
-        expected = _expected_names(exc.allowed or ())
+        accepted = _accepted_before(text, exc.pos_in_stream, start)
+        expected = _expected_names(accepted if accepted is not None else exc.allowed or ())
     elif isinstance(exc, UnexpectedEOF):
         lines = text.splitlines() or [""]
         line, column = len(lines), len(lines[-1]) + 1
@@ -370,7 +388,9 @@ def _syntax_error(text: str, exc: Exception, line_offset: int) -> LeirSyntaxErro
         else:
             line, column = tok.line, tok.column
             message = f"unexpected {tok!s:.40}"
-        expected = _expected_names(exc.accepts or exc.expected or ())
+        position = len(text) if tok.type == "$END" else tok.start_pos
+        accepted = _accepted_before(text, position, start)
+        expected = _expected_names(accepted or exc.accepts or exc.expected or ())
     elif isinstance(exc, _ParseFailure):
         tok = exc.token
         line = getattr(tok, "line", 1) - (line_offset if isinstance(tok, Pos) else 0)
@@ -430,9 +450,9 @@ def _parse(start: str, text: str, line_offset: int):
     try:
         return _PARSERS.lark.parse(text, start=start)
     except VisitError as exc:  # lark wraps errors raised in callbacks on some paths
-        raise _syntax_error(text, exc.orig_exc, line_offset) from None
+        raise _syntax_error(text, exc.orig_exc, line_offset, start) from None
     except (LarkError, _ParseFailure) as exc:
-        raise _syntax_error(text, exc, line_offset) from None
+        raise _syntax_error(text, exc, line_offset, start) from None
     except RecursionError:
         raise LeirSyntaxError(
             f"expression nested too deeply: more than {MAX_TERMS} levels (split the statement)",
