@@ -357,6 +357,8 @@ class _Checker:
 
     def _too_deep(self, stmt: Assign) -> bool:
         """Refuse (with the statement's position) what the later layers cannot walk or print."""
+        if stmt.pos is not None and stmt.pos.end - stmt.pos.start < 2 * MAX_NESTING:
+            return False  # every level takes at least a bracket and an operand: too short to be too deep
         deepest = nested = 0
         for expr in (stmt.value, *stmt.target.indices):
             tree, nesting = depths(expr)
@@ -563,8 +565,6 @@ class _Checker:
             exact = True
             if kind is Var and idx.name in ranges:  # the common case, without the general machinery
                 r = ranges[idx.name]
-                if ctx.guards:
-                    r, exact = self._exact(idx, ctx, r, True)
             elif kind is Num and idx.is_int:
                 if len(idx.text) > 18:
                     continue  # reported as literal-out-of-range
@@ -575,21 +575,29 @@ class _Checker:
                 lin = linear(idx, ranges)
                 if lin is None:
                     continue
-                r, exact = self._exact(idx, ctx, lin.range(ranges), lin.lo == lin.hi)
-            if ctx.dead or r is None:
+                r, exact = lin.range(ranges), lin.lo == lin.hi
+            if ctx.dead:
                 continue
             lo, hi = r
-            where = f"index {d} of {name} (`{_fragment(idx)}`)"
+            if lo < 0 or (shape is not None and d < len(shape) and hi >= shape[d]):
+                # the interval bound says "out": make sure before saying so (it over-approximates
+                # products, // and %, and guards on several variables)
+                r, exact = self._exact(idx, ctx, r, exact)
+                if r is None:
+                    continue  # the guards never let this access execute
+                lo, hi = r
             if shape is not None:
                 if d < len(shape):
                     size = shape[d]
                     if lo < 0 or hi >= size:
+                        where = f"index {d} of {name} (`{_fragment(idx)}`)"
                         self._out_of_bounds(
                             exact, f"{where} takes values in [{lo}, {hi}] but that dimension has size {size}",
                             f"{where} cannot be proved to stay in [0, {size - 1}] (the analysis bounds it "
                             f"by [{lo}, {hi}], which may over-approximate)", ref)
                         continue  # an access already reported says nothing about the declared shape
             elif lo < 0:
+                where = f"index {d} of {name} (`{_fragment(idx)}`)"
                 self._out_of_bounds(
                     exact, f"{where} can be negative (down to {lo})",
                     f"{where} cannot be proved non-negative (the analysis bounds it below by {lo}, which "
