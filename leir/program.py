@@ -85,7 +85,7 @@ def load_program(text: str) -> Program:
 
 
 def is_bare(text: str) -> bool:
-    """Whether ``text`` is a bare body (no ``---`` line and no declaration first): its signature is inferred."""
+    """Whether ``text`` is a bare body (no ``---`` line, no declaration first): its signature is inferred."""
     lines = text.split("\n")
     if any(line.strip() == SEPARATOR for line in lines):
         return False
