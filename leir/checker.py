@@ -112,8 +112,10 @@ _INT_RANGE = {
     "i64": (-(2**63), 2**63 - 1), "u8": (0, 2**8 - 1), "u16": (0, 2**16 - 1), "u32": (0, 2**32 - 1),
     "u64": (0, 2**64 - 1),
 }
+#: Largest literal magnitude per float dtype. f64 stops at f32's maximum: TVM's TVMScript parser refuses
+#: any larger float literal ("exceeds maximum of float32"), whatever its dtype.
 _FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38,
-              "f64": 1.7976931348623157e308}
+              "f64": 3.4028234663852886e38}
 #: Longest fragment a diagnostic quotes (a refused 900-term statement is not repeated whole).
 _FRAGMENT_LIMIT = 160
 _ZERO = Num("0")
@@ -451,8 +453,8 @@ class _Checker:
             if value > _FLOAT_MAX[dtype]:
                 self.error(
                     "literal-out-of-range",
-                    f"literal {spelled} is beyond the largest finite {dtype} ({_FLOAT_MAX[dtype]:g}); "
-                    "write inf for infinity",
+                    f"literal {spelled} is beyond the largest {dtype} literal ({_FLOAT_MAX[dtype]:g}"
+                    f"{', the limit of the TVM lowering' if dtype == 'f64' else ''}); write inf for infinity",
                     node,
                 )
             return

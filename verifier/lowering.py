@@ -699,6 +699,8 @@ class _Writer:
             args = [self.expr(a, dtype, ranges) for a in e.args]
             if e.func in ("exp", "log", "sqrt", "erf") and dtype not in _FLOAT_WIDTH:
                 return f"T.Cast(\"{tdt}\", {_CALL[e.func]}(T.Cast(\"float64\", {args[0]})))"
+            if e.func == "erf" and dtype in ("f16", "bf16"):  # LLVM has no half-precision erf
+                return f"T.Cast(\"{tdt}\", T.erf(T.Cast(\"float32\", {args[0]})))"
             return f"{_CALL[e.func]}({', '.join(args)})"
         if isinstance(e, A.IfThenElse):
             cond = self.cond(e.cond, ranges)
@@ -721,7 +723,11 @@ class _Writer:
                     return "(" + " * ".join([b] * int(exponent.value)) + ")" if exponent.value else \
                         _literal(1, dtype)
                 raise LoweringError(f"'**' in integer dtype {dtype} needs a small literal exponent")
-            return f"T.pow({self.expr(e.left, dtype, ranges)}, {self.expr(e.right, dtype, ranges)})"
+            base_text, exp_text = self.expr(e.left, dtype, ranges), self.expr(e.right, dtype, ranges)
+            if dtype == "bf16":  # TVM's pow refuses bfloat16: compute in f32, round on the way back
+                return (f"T.Cast(\"bfloat16\", T.pow(T.Cast(\"float32\", {base_text}), "
+                        f"T.Cast(\"float32\", {exp_text})))")
+            return f"T.pow({base_text}, {exp_text})"
         left = self.expr(e.left, dtype, ranges)
         right = self.expr(e.right, dtype, ranges)
         if e.op == "//" and is_float:  # written out below with its operands bracketed
