@@ -38,7 +38,6 @@ def run_translate(args: argparse.Namespace) -> int:
     from leir.frontend import SourceError, parse_set, translate_file
     from leir.frontend.values import save_npz
     from leir.program import dump_program
-
     from steptp_cli.files import read_text
 
     path = Path(args.file)
