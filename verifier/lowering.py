@@ -19,6 +19,8 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
 * Zero fill: an output or intermediate is zero-filled at the start of ``main`` unless its first
   referencing statement is a plain write or a reduction that covers the whole tensor (LHS = distinct
   plain loop variables whose extents are the tensor's dimensions) and reads nothing else of it.
+* The text has only the parentheses Python needs (``a + b + c``): a sum of hundreds of terms stays
+  within Python's 200 nested brackets. Deep programs are the checker's ``too-deep`` (``leir.limits``).
 * Arithmetic is evaluated in the LHS dtype (every tensor operand, literal and loop variable is cast);
   comparisons run in the promoted type of their two operands; integer ``/`` and ``//`` are ``floordiv``,
   ``%`` is ``floormod``; ``**`` with literal exponent 2 on a leaf is ``x*x``, otherwise ``T.pow``.
