@@ -55,7 +55,7 @@ from leir.ast import (
 )
 from leir.errors import LeirCheckError
 from leir.intervals import NEVER, Range, exact_range, index_range, linear, refine
-from leir.limits import MAX_LOOPS, MAX_NESTING, MAX_TERMS, depths
+from leir.limits import MAX_LOOPS, MAX_NESTING, MAX_TERMS, depths, ensure_recursion_limit
 from leir.semantics import Diagnostic, ProgramInfo, Severity, StmtInfo, StmtKind, TensorInfo
 
 __all__ = ["check", "require_valid", "CODES"]
@@ -862,6 +862,7 @@ def _shape(shape) -> str:
 
 def check(program: Program) -> ProgramInfo:
     """Every problem of ``program`` as diagnostics, plus the facts the other layers need."""
+    ensure_recursion_limit()  # trees built in code reach here without the parser having raised it
     try:
         return _Checker(program).run()
     except RecursionError:
