@@ -89,9 +89,9 @@ def _level(parent, child, index: int) -> int:
         if type(child) is not BinOp and type(child) is not Neg:
             return 0  # a leaf or a bracketed form carries its own level
         return 1
-    if type(parent) is Logical and index == 0 and type(child) is Logical:
-        return 0
-    return 1
+    if type(parent) is Compare:
+        return len(parent.ops)  # a chain a<b<c<… is lowered to nested T.And(T.And(…), …)
+    return 1  # a Logical too: & and | are the calls T.And / T.Or
 
 
 def depths(node) -> tuple[int, int]:

@@ -224,6 +224,8 @@ def run_fmt(args: argparse.Namespace) -> int:
             out = dump_program(program, pretty_body=args.style == "pretty",
                                comment="\n".join(comments) if comments else None)
         else:
+            if not any(line.strip() and not line.strip().startswith("#") for line in text.split("\n")):
+                _load(text, name)  # the empty file: the same format error as every other command
             body = parse_body(text)
             out = pretty(body) if args.style == "pretty" else canonical(body) + "\n"
     except LeirSyntaxError as exc:

@@ -50,6 +50,12 @@ def _cases():
         for k in range(n):
             ite = f"if_then_else(i<{k % 4},{ite},{A})"
         yield f"ite{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={ite};];"
+        yield f"and{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}=if_then_else({'&'.join(['i<3'] * n)},1,{A});];"
+        yield f"chain{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}=if_then_else({'<'.join(['i'] * n)},1,{A});];"
+        yield f"intexp{n}", "input A: i32[4]\noutput C: i32[4]\n---\n" + \
+            f"L^{{4}}_{{i=0}}[C^{{i32,g}}_{{i}}={'exp(' * n}A^{{i32,g}}_{{i}}{')' * n};];"
+        yield f"bfpow{n}", "input A: bf16[4]\noutput C: bf16[4]\n---\n" + \
+            f"L^{{4}}_{{i=0}}[C^{{bf16,g}}_{{i}}={'**'.join(['A^{bf16,g}_{i}'] * n)};];"
         yield f"neg{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={'-(' * n}{A}+1{')' * n};];"
     for n in (10, MAX_LOOPS - 1, MAX_LOOPS, MAX_LOOPS + 1, 120):
         inner = "L^{4}_{i=0}[C^{f32,g}_{i}=A^{f32,g}_{i};];"
@@ -111,7 +117,7 @@ def test_the_sweep_crosses_every_limit():
             outcome[name] = check(load_program(text)).ok
         except LeirSyntaxError:
             outcome[name] = False
-    for prefix in ("sum", "right", "exp", "max", "ite", "neg", "loops", "kinds", "lit_", "cmp_", "flit_",
+    for prefix in ("sum", "right", "exp", "max", "ite", "neg", "and", "chain", "intexp", "bfpow", "loops", "kinds", "lit_", "cmp_", "flit_",
                    "mod_", "pow_"):
         seen = {ok for name, ok in outcome.items() if name.startswith(prefix)}
         assert seen == {True, False}, prefix
