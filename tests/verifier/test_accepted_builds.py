@@ -52,11 +52,14 @@ def _cases():
         yield f"ite{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={ite};];"
         yield f"and{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}=if_then_else({'&'.join(['i<3'] * n)},1,{A});];"
         yield f"chain{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}=if_then_else({'<'.join(['i'] * n)},1,{A});];"
-        yield f"intexp{n}", "input A: i32[4]\noutput C: i32[4]\n---\n" + \
-            f"L^{{4}}_{{i=0}}[C^{{i32,g}}_{{i}}={'exp(' * n}A^{{i32,g}}_{{i}}{')' * n};];"
         yield f"bfpow{n}", "input A: bf16[4]\noutput C: bf16[4]\n---\n" + \
             f"L^{{4}}_{{i=0}}[C^{{bf16,g}}_{{i}}={'**'.join(['A^{bf16,g}_{i}'] * n)};];"
         yield f"neg{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={'-(' * n}{A}+1{')' * n};];"
+    # integer exp chains: TVM's build time grows ~1.6x per level (16 levels: 1.4 s), so the sweep stops
+    # at 12 accepted levels; the slow build of deeper ones is a known, unresolved TVM cost (issue 7 note)
+    for n in (4, 12, MAX_NESTING + 1):
+        yield f"intexp{n}", "input A: i32[4]\noutput C: i32[4]\n---\n" + \
+            f"L^{{4}}_{{i=0}}[C^{{i32,g}}_{{i}}={'exp(' * n}A^{{i32,g}}_{{i}}{')' * n};];"
     for n in (10, MAX_LOOPS - 1, MAX_LOOPS, MAX_LOOPS + 1, 120):
         inner = "L^{4}_{i=0}[C^{f32,g}_{i}=A^{f32,g}_{i};];"
         yield f"loops{n}", f32 + "".join(f"L^{{1}}_{{j{k}=0}}[" for k in range(n - 1)) + inner + "];" * (n - 1)
