@@ -29,6 +29,7 @@ from leir.ast import (
     BINARY_OPS,
     COMPARE_OPS,
     DTYPES,
+    FLOAT_DTYPES,
     INT_DTYPES,
     LOGIC_OPS,
     LOOP_KINDS,
@@ -53,7 +54,8 @@ from leir.ast import (
     walk_expr,
 )
 from leir.errors import LeirCheckError
-from leir.intervals import Range, index_range, refine
+from leir.intervals import NEVER, Range, exact_range, index_range, linear, refine
+from leir.limits import MAX_LOOPS, MAX_NESTING, MAX_TERMS, depths, ensure_recursion_limit
 from leir.semantics import Diagnostic, ProgramInfo, Severity, StmtInfo, StmtKind, TensorInfo
 
 __all__ = ["check", "require_valid", "CODES"]
@@ -89,9 +91,33 @@ CODES: dict[str, str] = {
     "condition-as-value": "a comparison or logical operation used as a value",
     "non-bool-condition": "a condition that is neither a comparison nor a bool tensor",
     "bad-reduction": "a self-reading statement that is not a recognised reduction",
-    "too-deep": "expressions nested too deeply to analyse",
+    "too-deep": f"an expression nested more than {MAX_NESTING} brackets deep, or more than {MAX_LOOPS} loops "
+    "around a statement (limits of the lowering through TVMScript, docs/leir.md §7)",
+    "reserved-name": "a loop variable named like a keyword or function (inf, if_then_else, exp, max, ...)",
+    "zero-divisor": "an index divided (// or %) by a value that can be zero",
+    "float-modulo": "% computed in a floating-point type (not defined; use integer operands)",
+    "literal-out-of-range": "a literal that does not fit the type it is computed in",
+    "int-power": "** computed in an integer type without a literal exponent 0..8",
+    "unproven-bounds": "an index the analysis can neither prove in bounds nor show out of bounds (warning)",
 }
 
+#: Names a loop variable must not take: the parser reads them as keywords or function names.
+RESERVED_NAMES = frozenset({"inf", "if_then_else"}) | UNARY_CALLS | BINARY_CALLS
+#: Largest integer exponent of ``**`` in integer arithmetic (the lowering multiplies out).
+MAX_INT_EXPONENT = 8
+_INDEX_LIMIT = 2**31 - 1
+
+_INT_RANGE = {
+    "i8": (-(2**7), 2**7 - 1), "i16": (-(2**15), 2**15 - 1), "i32": (-(2**31), 2**31 - 1),
+    "i64": (-(2**63), 2**63 - 1), "u8": (0, 2**8 - 1), "u16": (0, 2**16 - 1), "u32": (0, 2**32 - 1),
+    "u64": (0, 2**64 - 1),
+}
+#: Largest literal magnitude per float dtype. f64 stops at f32's maximum: TVM's TVMScript parser refuses
+#: any larger float literal ("exceeds maximum of float32"), whatever its dtype.
+_FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38,
+              "f64": 3.4028234663852886e38}
+#: Longest fragment a diagnostic quotes (a refused 900-term statement is not repeated whole).
+_FRAGMENT_LIMIT = 160
 _ZERO = Num("0")
 _ONE = Num("1")
 _NEG_INF = Neg(Inf())
@@ -117,11 +143,13 @@ class _Facts:
 class _Ctx:
     """Loop ranges where an expression executes; ``dead`` when a guard makes it unreachable."""
 
-    __slots__ = ("ranges", "dead")
+    __slots__ = ("ranges", "dead", "guards")
 
-    def __init__(self, ranges: dict[str, Range], dead: bool = False) -> None:
+    def __init__(self, ranges: dict[str, Range], dead: bool = False, guards: tuple = ()) -> None:
         self.ranges = ranges
         self.dead = dead
+        #: ``(condition, truth)`` of every enclosing ``if_then_else`` branch, for exact bounds
+        self.guards = guards
 
 
 def _fragment(node) -> str:
@@ -132,7 +160,8 @@ def _fragment(node) -> str:
         if isinstance(node, Loop):
             return loop_text(node)
         text = canonical(node)
-        return text[:-1] if isinstance(node, Assign) and text.endswith(";") else text
+        text = text[:-1] if isinstance(node, Assign) and text.endswith(";") else text
+        return text if len(text) <= _FRAGMENT_LIMIT else text[: _FRAGMENT_LIMIT - 1] + "…"
     except Exception:  # noqa: BLE001 - a malformed hand-built node must not hide the diagnostic
         return repr(node)
 
@@ -179,6 +208,8 @@ class _Checker:
         self.target: TensorRef | None = None
         self.self_refs: list[TensorRef] = []
         self.reported_rbw: set[str] = set()
+        #: tensors written by statements refused as too deep (their shape and use are not analysed)
+        self.unanalysed: set[str] = set()
 
     # ------------------------------------------------------------------------------------ reporting
     def _report(self, severity: Severity, code: str, message: str, node, fragment: str | None = None) -> None:
@@ -206,20 +237,20 @@ class _Checker:
         seen: set[str] = set()
         for decl in self.program.signature.tensors:
             if decl.name in seen:
-                self.error("bad-signature", f"tensor {decl.name} is declared twice", None, fragment=decl.name)
+                self.error("bad-signature", f"tensor {decl.name} is declared twice", decl, fragment=decl.name)
             seen.add(decl.name)
             if decl.role not in ROLES:
                 self.error(
                     "bad-signature",
                     f"tensor {decl.name} has role '{decl.role}', not one of {', '.join(ROLES)}",
-                    None,
+                    decl,
                     fragment=decl.name,
                 )
             if any(not isinstance(n, int) or n <= 0 for n in decl.shape):
                 self.error(
                     "bad-signature",
                     f"tensor {decl.name} has shape {tuple(decl.shape)}; extents must be positive integers",
-                    None,
+                    decl,
                     fragment=decl.name,
                 )
             if decl.dtype not in DTYPES:
@@ -227,7 +258,7 @@ class _Checker:
                 self.error(
                     "unsupported-dtype",
                     f"signature tensor {decl.name} has dtype '{decl.dtype}', which is {kind}",
-                    None,
+                    decl,
                     fragment=decl.name,
                 )
         for b_index, block in enumerate(self.program.body.blocks):
@@ -245,6 +276,13 @@ class _Checker:
                     f"loop {loop.var} has extent {loop.extent}; extents must be positive integers",
                     loop,
                 )
+            if loop.var in RESERVED_NAMES:
+                self.error(
+                    "reserved-name",
+                    f"loop variable {loop.var} is a reserved name (inf, if_then_else and the function "
+                    "names cannot name loops)",
+                    loop,
+                )
             if loop.var in ranges:
                 self.error(
                     "shadowed-loop-var",
@@ -252,6 +290,12 @@ class _Checker:
                     loop,
                 )
             ranges[loop.var] = (0, max(loop.extent, 1) - 1)
+        if len(loops) <= MAX_LOOPS < len(loops) + len(block.loops):
+            self.error(
+                "too-deep",
+                f"more than {MAX_LOOPS} nested loops around a statement (the lowering's limit)",
+                block.loops[MAX_LOOPS - len(loops)],
+            )
         loops = loops + block.loops
         if not block.items:
             self.error("empty-block", "a block must contain at least one item", block)
@@ -263,10 +307,17 @@ class _Checker:
 
     def _stmt(self, stmt: Assign, path: tuple[int, ...], ranges: dict[str, Range], loops: tuple) -> None:
         target = stmt.target
+        if self._too_deep(stmt):
+            self.written.add(target.name)  # counted as written: no follow-up errors about it
+            self.unanalysed.add(target.name)
+            return
         self.target = target
         self.self_refs = []
         self.reported_rbw = set()
         ctx = _Ctx(ranges)
+        self._arith(stmt.value, "i64" if target.dtype == "bool" else target.dtype)
+        for index in target.indices:
+            self._arith(index, "index")
         if target.name not in self.facts and target.name not in self.known:
             # an intermediate's dtype/scope/rank come from its first write, even when its own RHS reads it
             rank = len(target.indices)
@@ -305,6 +356,130 @@ class _Checker:
         facts = self.facts.get(name)
         if facts is not None:
             facts.written = True
+
+    def _too_deep(self, stmt: Assign) -> bool:
+        """Refuse (with the statement's position) what the later layers cannot walk or print."""
+        if stmt.pos is not None and stmt.pos.end - stmt.pos.start < 2 * MAX_NESTING:
+            return False  # every level takes at least a bracket and an operand: too short to be too deep
+        deepest = nested = 0
+        for expr in (stmt.value, *stmt.target.indices):
+            tree, nesting = depths(expr)
+            deepest, nested = max(deepest, tree), max(nested, nesting)
+        if deepest > MAX_TERMS:
+            self.error("too-deep", f"the statement is more than {MAX_TERMS} operators deep", stmt)
+            return True
+        if nested > MAX_NESTING:
+            self.error(
+                "too-deep",
+                f"the statement nests {nested} brackets deep (calls, parentheses, indices, "
+                f"if_then_else); the limit is {MAX_NESTING}",
+                stmt,
+            )
+            return True
+        return False
+
+    # ----------------------------------------------------------------------------- arithmetic rules
+    def _arith(self, expr, dtype: str) -> None:
+        """Rules that depend on the type an expression is computed in (``dtype``, or ``index``).
+
+        Literals must fit that type, ``%`` needs integers, integer ``**`` needs a small literal
+        exponent: each is something the interpreter and the kernel would otherwise disagree on or the
+        lowering could not build.
+        """
+        kind = type(expr)
+        if kind is Num:
+            self._literal(expr, expr.text, dtype, negative=False)
+        elif kind is Neg:
+            operand = _strip(expr.operand)
+            if type(operand) is Num:
+                self._literal(expr, operand.text, dtype, negative=True)
+            else:
+                self._arith(expr.operand, dtype)
+        elif kind is BinOp:
+            is_float = dtype in FLOAT_DTYPES
+            if expr.op == "%" and is_float:
+                self.error(
+                    "float-modulo",
+                    f"% is computed in {dtype} here; LEIR defines % for integers only "
+                    "(write a-b*(a//b) for a floating-point remainder)",
+                    expr,
+                )
+            if expr.op == "**" and not is_float and dtype != "index":
+                exponent = _strip(expr.right)
+                if not (type(exponent) is Num and exponent.is_int and len(exponent.text) <= 2
+                        and int(exponent.text) <= MAX_INT_EXPONENT):
+                    self.error(
+                        "int-power",
+                        f"** is computed in {dtype} here; integer powers need a literal exponent "
+                        f"0..{MAX_INT_EXPONENT}",
+                        expr,
+                    )
+            self._arith(expr.left, dtype)
+            self._arith(expr.right, dtype)
+        elif kind is TensorRef:
+            for index in expr.indices:
+                self._arith(index, "index")
+        elif kind is Call or kind is Paren:
+            for child in (expr.args if kind is Call else (expr.inner,)):
+                self._arith(child, dtype)
+        elif kind is IfThenElse:
+            self._arith_cond(expr.cond)
+            self._arith(expr.then, dtype)
+            self._arith(expr.otherwise, dtype)
+
+    def _arith_cond(self, cond) -> None:
+        from leir.interpreter import _concrete, _natural, _promote  # one promotion rule: the interpreter's
+
+        kind = type(cond)
+        if kind is Paren:
+            self._arith_cond(cond.inner)
+        elif kind is Logical:
+            self._arith_cond(cond.left)
+            self._arith_cond(cond.right)
+        elif kind is Compare and len(cond.ops) == len(cond.operands) - 1:
+            for left, right in zip(cond.operands, cond.operands[1:], strict=False):
+                pair = _concrete(_promote(_natural(left), _natural(right)))
+                self._arith(left, pair)
+                self._arith(right, pair)
+        elif kind is not Compare:
+            self._arith(cond, "i64")
+
+    def _literal(self, node, text: str, dtype: str, *, negative: bool) -> None:
+        spelled = ("-" if negative else "") + text
+        if len(spelled) > 40:
+            spelled = spelled[:40] + "…"
+        if dtype in FLOAT_DTYPES:
+            value = float(text)
+            if value > _FLOAT_MAX[dtype]:
+                self.error(
+                    "literal-out-of-range",
+                    f"literal {spelled} is beyond the largest {dtype} literal ({_FLOAT_MAX[dtype]:g}"
+                    f"{', the limit of the TVM lowering' if dtype == 'f64' else ''}); write inf for infinity",
+                    node,
+                )
+            return
+        if dtype == "index":
+            lo, hi = -_INDEX_LIMIT - 1, _INDEX_LIMIT
+        elif dtype in _INT_RANGE:
+            lo, hi = _INT_RANGE[dtype]
+        else:
+            return
+        if len(text) > 40:
+            value = None
+        elif text.isdigit():
+            value = -int(text) if negative else int(text)
+        else:
+            value = float(text)
+            value = None if value != value or value in (float("inf"), float("-inf")) else int(value)
+            value = -value if negative and value is not None else value
+        if value is None or not lo <= value <= hi:
+            where = "an index (computed in i32)" if dtype == "index" else dtype
+            self.error(
+                "literal-out-of-range",
+                f"literal {spelled} does not fit {where}, "
+                f"whose range is [{lo}, {hi}]",
+                node,
+            )
 
     # ------------------------------------------------------------------------------- tensor facts
     def _ref(self, ref: TensorRef, ctx: _Ctx, *, write: bool) -> None:
@@ -389,39 +564,73 @@ class _Checker:
         ranges = ctx.ranges
         for d, idx in enumerate(ref.indices):
             kind = type(idx)
+            exact = True
             if kind is Var and idx.name in ranges:  # the common case, without the general machinery
                 r = ranges[idx.name]
             elif kind is Num and idx.is_int:
+                if len(idx.text) > 18:
+                    continue  # reported as literal-out-of-range
                 r = (int(idx.text), int(idx.text))
             else:
                 if self._index(idx, ctx) != 0:
                     continue
-                r = index_range(idx, ranges)
-                if r is None:
+                lin = linear(idx, ranges)
+                if lin is None:
                     continue
+                r, exact = lin.range(ranges), lin.lo == lin.hi
             if ctx.dead:
                 continue
             lo, hi = r
+            if lo < 0 or (shape is not None and d < len(shape) and hi >= shape[d]):
+                # the interval bound says "out": make sure before saying so (it over-approximates
+                # products, // and %, and guards on several variables)
+                r, exact = self._exact(idx, ctx, r, exact)
+                if r is None:
+                    continue  # the guards never let this access execute
+                lo, hi = r
             if shape is not None:
                 if d < len(shape):
                     size = shape[d]
                     if lo < 0 or hi >= size:
-                        self.error(
-                            "index-out-of-bounds",
-                            f"index {d} of {name} (`{_fragment(idx)}`) takes values in [{lo}, {hi}] "
-                            f"but that dimension has size {size}",
-                            ref,
-                        )
+                        where = f"index {d} of {name} (`{_fragment(idx)}`)"
+                        self._out_of_bounds(
+                            exact, f"{where} takes values in [{lo}, {hi}] but that dimension has size {size}",
+                            f"{where} cannot be proved to stay in [0, {size - 1}] (the analysis bounds it "
+                            f"by [{lo}, {hi}], which may over-approximate)", ref)
+                        continue  # an access already reported says nothing about the declared shape
             elif lo < 0:
-                self.error(
-                    "index-out-of-bounds",
-                    f"index {d} of {name} (`{_fragment(idx)}`) can be negative (down to {lo})",
-                    ref,
-                )
+                where = f"index {d} of {name} (`{_fragment(idx)}`)"
+                self._out_of_bounds(
+                    exact, f"{where} can be negative (down to {lo})",
+                    f"{where} cannot be proved non-negative (the analysis bounds it below by {lo}, which "
+                    "may over-approximate)", ref)
             if d < len(facts.hi):
                 facts.bounded[d] = True
                 if hi > facts.hi[d]:
                     facts.hi[d] = hi
+
+    def _exact(self, idx, ctx: _Ctx, r: Range, exact: bool) -> tuple[Range | None, bool]:
+        """The range of an index made exact by enumeration where the interval bound may not be.
+
+        Returns ``(range, exact)``; range ``None`` means the access never executes under its guards.
+        """
+        names = {n.name for n in walk_expr(idx) if isinstance(n, Var)}
+        guarded = any(
+            names & {n.name for n in walk_expr(cond) if isinstance(n, Var)} for cond, _ in ctx.guards)
+        if exact and not guarded:
+            return r, True
+        found = exact_range(idx, ctx.ranges, ctx.guards)
+        if found is NEVER:
+            return None, True
+        if found is None:
+            return r, exact and not guarded
+        return found, True
+
+    def _out_of_bounds(self, exact: bool, proved: str, unproved: str, ref: TensorRef) -> None:
+        if exact:
+            self.error("index-out-of-bounds", proved, ref)
+        else:
+            self.warning("unproven-bounds", unproved, ref)
 
     def _dtype_mismatch_known(self, ref: TensorRef, declared: str) -> None:
         self.error(
@@ -475,6 +684,17 @@ class _Checker:
             if expr.op not in BINARY_OPS:
                 self.error("unknown-operator", f"operator {expr.op} does not exist in LEIR", expr)
                 return 2
+            if expr.op in ("//", "%") and status != 2 and not ctx.dead:
+                divisor = index_range(expr.right, ctx.ranges) if status == 0 else None
+                if divisor is None or divisor[0] <= 0 <= divisor[1]:
+                    found = "a tensor value" if divisor is None else f"in [{divisor[0]}, {divisor[1]}]"
+                    self.error(
+                        "zero-divisor",
+                        f"the divisor of {expr.op} in this index can be zero ({_fragment(expr.right)} is "
+                        f"{found}); an index must divide by a value that is never zero",
+                        expr,
+                    )
+                    return 2
             return status
         if isinstance(expr, TensorRef):
             self._ref(expr, ctx, write=False)
@@ -519,7 +739,8 @@ class _Checker:
                     sub = ctx
                 else:
                     narrowed = refine(expr.cond, truth, ctx.ranges)
-                    sub = _Ctx(ctx.ranges, True) if narrowed is None else _Ctx(narrowed)
+                    guards = ctx.guards + ((expr.cond, truth),)
+                    sub = _Ctx(ctx.ranges, True) if narrowed is None else _Ctx(narrowed, False, guards)
                 self._value(branch, sub)
         elif kind is Neg:
             self._value(expr.operand, ctx)
@@ -584,19 +805,21 @@ class _Checker:
         for decl in self.program.signature.tensors:
             tensors[decl.name] = TensorInfo(decl.name, decl.dtype, "g", tuple(decl.shape), decl.role)
             facts = self.facts.get(decl.name)
+            if decl.name in self.unanalysed:
+                continue
             if facts is None:
                 if decl.role == "output":
                     self.error(
                         "output-not-written",
                         f"output {decl.name} is never written",
-                        None,
+                        decl,
                         fragment=decl.name,
                     )
                 else:
                     self.warning(
                         "unused-tensor",
                         f"{decl.role} {decl.name} is declared in the signature but never used",
-                        None,
+                        decl,
                         fragment=decl.name,
                     )
                 continue
@@ -619,7 +842,7 @@ class _Checker:
                     facts.first,
                 )
         for name, facts in self.facts.items():
-            if name in tensors:
+            if name in tensors or name in self.unanalysed:
                 continue
             if not all(facts.bounded):
                 self.error(
@@ -639,6 +862,7 @@ def _shape(shape) -> str:
 
 def check(program: Program) -> ProgramInfo:
     """Every problem of ``program`` as diagnostics, plus the facts the other layers need."""
+    ensure_recursion_limit()  # trees built in code reach here without the parser having raised it
     try:
         return _Checker(program).run()
     except RecursionError:

@@ -29,8 +29,11 @@ class LeirSyntaxError(LeirError):
         column: int,
         expected: Sequence[str] = (),
         snippet: str = "",
+        code: str = "syntax",
     ) -> None:
         self.message = message
+        #: ``syntax``, or ``too-deep`` for text nested beyond the limits of docs/leir.md §7
+        self.code = code
         self.line = line
         self.column = column
         self.expected = tuple(expected)

@@ -22,7 +22,7 @@ from leir.ast import BinOp, Compare, Logical, Neg, Num, Paren, Var
 Range = tuple[int, int]
 Ranges = Mapping[str, Range]
 
-__all__ = ["Linear", "linear", "index_range", "refine", "Range", "Ranges"]
+__all__ = ["Linear", "linear", "index_range", "exact_range", "NEVER", "refine", "Range", "Ranges"]
 
 
 class Linear:
@@ -107,7 +107,7 @@ def linear(expr, ranges: Ranges) -> Linear | None:
     if isinstance(expr, Var):
         return Linear({expr.name: 1}, 0, 0) if expr.name in ranges else None
     if isinstance(expr, Num):
-        if not expr.is_int:
+        if not expr.is_int or len(expr.text) > 18:  # huge literals are the checker's literal-out-of-range
             return None
         v = int(expr.text)
         return Linear({}, v, v)
@@ -233,3 +233,114 @@ def refine(cond, truth: bool, ranges: Ranges) -> dict[str, Range] | None:
         if lo > hi:
             return None
     return out
+
+
+# ------------------------------------------------------------------------------------- exact ranges
+
+#: Most points ``exact_range`` enumerates: beyond it the interval bound stands (and says "cannot prove").
+ENUMERATION_BUDGET = 1 << 16
+#: ``exact_range``'s answer for an access whose guards no point satisfies: it never executes.
+NEVER = "never"
+
+
+def _vars(node) -> set[str]:
+    from leir.ast import walk_expr
+
+    return {sub.name for sub in walk_expr(node) if isinstance(sub, Var)}
+
+
+def _eval(node, env):
+    """Integer value of an index expression on a grid of loop values; ``None`` when it is not one."""
+    import numpy as np
+
+    while isinstance(node, Paren):
+        node = node.inner
+    if isinstance(node, Var):
+        return env.get(node.name)
+    if isinstance(node, Num):
+        return np.int64(int(node.text)) if node.is_int and len(node.text) <= 18 else None
+    if isinstance(node, Neg):
+        inner = _eval(node.operand, env)
+        return None if inner is None else -inner
+    if isinstance(node, BinOp) and node.op in ("+", "-", "*", "//", "%"):
+        left = _eval(node.left, env)
+        right = _eval(node.right, env) if left is not None else None
+        if right is None:
+            return None
+        if node.op == "+":
+            return left + right
+        if node.op == "-":
+            return left - right
+        if node.op == "*":
+            return left * right
+        safe = np.where(right == 0, 1, right)  # a zero divisor is refused by the checker on its own
+        return np.floor_divide(left, safe) if node.op == "//" else np.mod(left, safe)
+    return None
+
+
+_CMP = {"<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__", "==": "__eq__", "!=": "__ne__"}
+
+
+def _eval_cond(cond, env):
+    """Truth of a loop-variable condition on the grid; ``None`` when it depends on data."""
+    while isinstance(cond, Paren):
+        cond = cond.inner
+    if isinstance(cond, Compare):
+        result = None
+        for op, left, right in zip(cond.ops, cond.operands, cond.operands[1:], strict=False):
+            a, b = _eval(left, env), _eval(right, env)
+            if a is None or b is None:
+                return None
+            part = getattr(a, _CMP[op])(b)
+            result = part if result is None else result & part
+        return result
+    if isinstance(cond, Logical):
+        a, b = _eval_cond(cond.left, env), _eval_cond(cond.right, env)
+        if a is None or b is None:
+            return None
+        return (a & b) if cond.op == "&" else (a | b)
+    return None
+
+
+def exact_range(expr, ranges: Ranges, guards=(), budget: int = ENUMERATION_BUDGET):
+    """The exact ``(lo, hi)`` of an index over the loop values where ``guards`` hold, by enumeration.
+
+    ``guards`` are ``(condition, truth)`` pairs of the enclosing ``if_then_else`` branches; those that
+    share no variable with the index, or depend on tensor data, are left out (they cannot narrow it
+    or cannot be decided). Returns ``NEVER`` when no loop value satisfies the guards, and ``None`` when
+    the space has more than ``budget`` points or the index is not an expression of loop variables.
+    """
+    import numpy as np
+
+    names = _vars(expr)
+    relevant = [(cond, truth) for cond, truth in guards if _vars(cond) & names]
+    for cond, _ in relevant:
+        names |= _vars(cond)
+    if any(name not in ranges for name in names):
+        return None
+    order = sorted(names)
+    size = 1
+    for name in order:
+        lo, hi = ranges[name]
+        size *= max(hi - lo + 1, 0)
+        if size > budget:
+            return None
+    if size == 0:
+        return NEVER
+    axes = [np.arange(ranges[n][0], ranges[n][1] + 1, dtype=np.int64) for n in order]
+    grid = [g.ravel() for g in np.meshgrid(*axes, indexing="ij")] if axes else []
+    env = dict(zip(order, grid, strict=True))
+    with np.errstate(all="ignore"):
+        values = _eval(expr, env)
+        if values is None:
+            return None
+        values = np.broadcast_to(values, (size,))
+        mask = np.ones(size, dtype=bool)
+        for cond, truth in relevant:
+            holds = _eval_cond(cond, env)
+            if holds is not None:
+                mask &= np.broadcast_to(holds if truth else ~holds, (size,))
+    if not mask.any():
+        return NEVER
+    chosen = values[mask]
+    return int(chosen.min()), int(chosen.max())

@@ -44,9 +44,11 @@ from leir.ast import (
     Pos,
     TensorRef,
     Var,
+    statements,
 )
 from leir.descent import Descent, DescentFailure, tokenize
 from leir.errors import LeirSyntaxError, caret_snippet
+from leir.limits import MAX_TERMS, ensure_recursion_limit, tree_depth
 from leir.precedence import PRECEDENCE, needs_parens
 
 _GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
@@ -348,12 +350,30 @@ def _literal_for(term: str) -> str | None:
     return None
 
 
-def _syntax_error(text: str, exc: Exception, line_offset: int) -> LeirSyntaxError:
+def _accepted_before(text: str, position: int | None, start: str) -> set[str] | None:
+    """Terminals the parser can really shift at ``position``, or ``None`` when that cannot be worked out.
+
+    The lexer's list for a bad character is every terminal of the LALR state, including lookaheads
+    merged in from other contexts (comparisons and ``&`` after a value in a statement); replaying the
+    text before it in an interactive parser and asking what it accepts gives only the valid ones.
+    """
+    if position is None:
+        return None
+    try:
+        interactive = _PARSERS.lark.parse_interactive(text[:position], start=start)
+        interactive.exhaust_lexer()
+        return {term for term in interactive.accepts() if term != "$END"} or None
+    except Exception:  # noqa: BLE001 - the prefix itself is broken in some other way: keep lark's list
+        return None
+
+
+def _syntax_error(text: str, exc: Exception, line_offset: int, start: str = "start") -> LeirSyntaxError:
     if isinstance(exc, UnexpectedCharacters):
         line, column = exc.line, exc.column
         found = text[exc.pos_in_stream : exc.pos_in_stream + 1] if exc.pos_in_stream is not None else "?"
         message = f"unexpected character {found!r}"
-        expected = _expected_names(exc.allowed or ())
+        accepted = _accepted_before(text, exc.pos_in_stream, start)
+        expected = _expected_names(accepted if accepted is not None else exc.allowed or ())
     elif isinstance(exc, UnexpectedEOF):
         lines = text.splitlines() or [""]
         line, column = len(lines), len(lines[-1]) + 1
@@ -368,7 +388,9 @@ def _syntax_error(text: str, exc: Exception, line_offset: int) -> LeirSyntaxErro
         else:
             line, column = tok.line, tok.column
             message = f"unexpected {tok!s:.40}"
-        expected = _expected_names(exc.accepts or exc.expected or ())
+        position = len(text) if tok.type == "$END" else tok.start_pos
+        accepted = _accepted_before(text, position, start)
+        expected = _expected_names(accepted or exc.accepts or exc.expected or ())
     elif isinstance(exc, _ParseFailure):
         tok = exc.token
         line = getattr(tok, "line", 1) - (line_offset if isinstance(tok, Pos) else 0)
@@ -386,6 +408,36 @@ def _syntax_error(text: str, exc: Exception, line_offset: int) -> LeirSyntaxErro
 def _run(start: str, text: str, line_offset: int):
     if not isinstance(text, str):
         raise TypeError(f"LEIR text must be str, not {type(text).__name__}")
+    ensure_recursion_limit()
+    tree = _parse(start, text, line_offset)
+    _refuse_too_deep(tree, text, line_offset)
+    return tree
+
+
+def _refuse_too_deep(tree, text: str, line_offset: int) -> None:
+    """Refuse expressions deeper than ``MAX_TERMS``: no later layer could walk them.
+
+    Only statements long enough to reach the limit are measured (each level costs at least two
+    characters), so ordinary programs pay nothing.
+    """
+    if isinstance(tree, Body):
+        candidates = [stmt for _, stmt, _ in statements(tree)
+                      if stmt.pos is None or stmt.pos.end - stmt.pos.start >= 2 * MAX_TERMS]
+        exprs = [(stmt.value, stmt.pos) for stmt in candidates] + [
+            (index, stmt.target.pos) for stmt in candidates for index in stmt.target.indices]
+    else:
+        exprs = [(tree, tree.pos)] if len(text) >= 2 * MAX_TERMS else []
+    for expr, pos in exprs:
+        if tree_depth(expr) > MAX_TERMS:
+            line = pos.line - line_offset if pos is not None else 1
+            column = pos.column if pos is not None else 1
+            raise LeirSyntaxError(
+                f"expression nested too deeply: more than {MAX_TERMS} levels (split the statement)",
+                line=line + line_offset, column=column, snippet=caret_snippet(text, line, column),
+                code="too-deep")
+
+
+def _parse(start: str, text: str, line_offset: int):
     builder = _PARSERS.builder
     builder.line_offset = line_offset
     try:
@@ -398,12 +450,13 @@ def _run(start: str, text: str, line_offset: int):
     try:
         return _PARSERS.lark.parse(text, start=start)
     except VisitError as exc:  # lark wraps errors raised in callbacks on some paths
-        raise _syntax_error(text, exc.orig_exc, line_offset) from None
+        raise _syntax_error(text, exc.orig_exc, line_offset, start) from None
     except (LarkError, _ParseFailure) as exc:
-        raise _syntax_error(text, exc, line_offset) from None
+        raise _syntax_error(text, exc, line_offset, start) from None
     except RecursionError:
         raise LeirSyntaxError(
-            "expression nested too deeply", line=1 + line_offset, column=1, snippet=caret_snippet(text, 1, 1)
+            f"expression nested too deeply: more than {MAX_TERMS} levels (split the statement)",
+            line=1 + line_offset, column=1, snippet=caret_snippet(text, 1, 1), code="too-deep"
         ) from None
 
 

@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from leir.ast import DTYPES, ROLES, UNSUPPORTED_DTYPES, Program, Signature, TensorDecl, tensor_refs
+from leir.ast import DTYPES, ROLES, UNSUPPORTED_DTYPES, Pos, Program, Signature, TensorDecl, tensor_refs
 from leir.ast import statements as iter_statements
 from leir.errors import LeirFormatError
 from leir.parser import parse_body
@@ -52,11 +52,20 @@ def _parse_decl(line: str, lineno: int) -> TensorDecl:
         raise LeirFormatError(f"shape must be a list of integers, got [{shape_text}]", line=lineno) from None
     if any(extent <= 0 for extent in shape):
         raise LeirFormatError(f"shape extents must be positive, got [{shape_text}]", line=lineno)
-    return TensorDecl(match["name"], role, dtype, shape)
+    column = match.start("name") + 1
+    pos = Pos(lineno, column, lineno, column + len(match["name"]), 0, 0)
+    return TensorDecl(match["name"], role, dtype, shape, pos=pos)
 
 
 def load_program(text: str) -> Program:
-    """Parse a ``.leir`` document; body line numbers in errors are those of the whole file."""
+    """Parse a ``.leir`` document; body line numbers in errors are those of the whole file.
+
+    A document without a ``---`` line whose first line is not a declaration is a *bare body* (the
+    public data's form): its signature is inferred (``leir.inference``); ``is_bare`` tells callers so
+    they can say what was inferred.
+    """
+    if is_bare(text):
+        return _load_bare(text)
     lines = text.split("\n")
     decls: list[TensorDecl] = []
     for index, line in enumerate(lines):
@@ -68,15 +77,41 @@ def load_program(text: str) -> Program:
         if not stripped or stripped.startswith("#"):
             continue
         decls.append(_parse_decl(line, index + 1))
-    raise LeirFormatError(f"missing the '{SEPARATOR}' line between the signature and the body")
+    if not decls:
+        raise LeirFormatError("the file is empty: expected a signature header, '---' and a body, or a bare "
+                              "body", line=1)
+    raise LeirFormatError(f"missing the '{SEPARATOR}' line between the signature and the body",
+                          line=len(lines) if lines[-1].strip() else max(len(lines) - 1, 1))
+
+
+def is_bare(text: str) -> bool:
+    """Whether ``text`` is a bare body (no ``---`` line, no declaration first): its signature is inferred."""
+    lines = text.split("\n")
+    if any(line.strip() == SEPARATOR for line in lines):
+        return False
+    for line in lines:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return _DECL_RE.match(line) is None
+    return False
+
+
+def _load_bare(text: str) -> Program:
+    from leir.inference import infer_signature
+
+    body = parse_body(text)
+    return Program(infer_signature(body), body)
 
 
 def _unique(decls: list[TensorDecl]) -> tuple[TensorDecl, ...]:
-    seen: set[str] = set()
+    seen: dict[str, TensorDecl] = {}
     for decl in decls:
         if decl.name in seen:
-            raise LeirFormatError(f"tensor {decl.name} is declared twice")
-        seen.add(decl.name)
+            first = seen[decl.name].pos
+            where = f" (first on line {first.line})" if first is not None else ""
+            raise LeirFormatError(f"tensor {decl.name} is declared twice{where}",
+                                  line=decl.pos.line if decl.pos is not None else None)
+        seen[decl.name] = decl
     return tuple(decls)
 
 

@@ -45,10 +45,12 @@ def run_translate(args: argparse.Namespace) -> int:
     from leir.frontend import SourceError, parse_input_shape, parse_set, translate_file
     from leir.frontend.values import save_npz
     from leir.program import dump_program
+    from steptp_cli.files import read_text
 
     path = Path(args.file)
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
+    read_text(str(path))  # unreadable or not UTF-8: the same usage error as every other command
     try:
         sets = dict(parse_set(text) for text in args.sets)
         shapes = dict(parse_input_shape(text) for text in args.input_shapes)

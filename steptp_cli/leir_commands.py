@@ -65,15 +65,9 @@ def register(subparsers) -> None:
 
 def _read(file: str) -> tuple[str, str]:
     """The text of FILE (or stdin) and the name to print in messages."""
-    if file == "-":
-        return sys.stdin.read(), "<stdin>"
-    path = Path(file)
-    try:
-        return path.read_text(encoding="utf-8"), file
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {file}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {file}: {exc}") from None
+    from steptp_cli.files import read_text
+
+    return read_text(file)
 
 
 def _has_signature(text: str) -> bool:
@@ -82,10 +76,14 @@ def _has_signature(text: str) -> bool:
     return any(line.strip() == SEPARATOR for line in text.split("\n"))
 
 
-def _load(text: str):
-    from leir.program import load_program
+def _load(text: str, name: str = "<stdin>"):
+    from leir.program import is_bare, load_program
+    from steptp_cli.files import note_inferred
 
-    return load_program(text)
+    program = load_program(text)
+    if is_bare(text):
+        note_inferred(name, program)
+    return program
 
 
 # ------------------------------------------------------------------------------------------- printing
@@ -117,7 +115,7 @@ def render_diagnostic(name: str, text: str, severity: str, message: str, code: s
 def _syntax_report(exc) -> dict:
     return {
         "severity": "error",
-        "code": "syntax",
+        "code": getattr(exc, "code", "syntax"),
         "message": exc.message,
         "line": exc.line,
         "column": exc.column,
@@ -132,7 +130,7 @@ def _format_report(exc) -> dict:
         "code": "format",
         "message": exc.message,
         "line": exc.line,
-        "column": None,
+        "column": 1 if exc.line is not None else None,
         "fragment": "",
     }
 
@@ -150,7 +148,10 @@ def _diag_dict(d) -> dict:
 
 def _print_reports(name: str, text: str, reports: list[dict]) -> None:
     for r in reports:
-        print(render_diagnostic(name, text, r["severity"], r["message"], r["code"], r["line"],
+        message = r["message"]
+        if r.get("expected"):
+            message += "; expected one of: " + ", ".join(r["expected"])
+        print(render_diagnostic(name, text, r["severity"], message, r["code"], r["line"],
                                 r["column"], r["fragment"]))
 
 
@@ -163,13 +164,13 @@ def _summary(reports: list[dict]) -> str:
 # ------------------------------------------------------------------------------------------- commands
 
 
-def _parse_and_check(text: str):
+def _parse_and_check(text: str, name: str = "<stdin>"):
     """(program, info, reports): program/info are None when the text does not parse."""
     from leir.checker import check
     from leir.errors import LeirFormatError, LeirSyntaxError
 
     try:
-        program = _load(text)
+        program = _load(text, name)
     except LeirSyntaxError as exc:
         return None, None, [_syntax_report(exc)]
     except LeirFormatError as exc:
@@ -180,7 +181,7 @@ def _parse_and_check(text: str):
 
 def run_check(args: argparse.Namespace) -> int:
     text, name = _read(args.file)
-    _, info, reports = _parse_and_check(text)
+    _, info, reports = _parse_and_check(text, name)
     ok = not any(r["severity"] == "error" for r in reports)
     if args.json:
         payload: dict = {"file": name, "ok": ok, "diagnostics": reports}
@@ -212,7 +213,7 @@ def run_fmt(args: argparse.Namespace) -> int:
     text, name = _read(args.file)
     try:
         if _has_signature(text):
-            program = _load(text)
+            program = _load(text, name)
             comments = []
             for line in text.split("\n"):
                 stripped = line.strip()
@@ -223,6 +224,8 @@ def run_fmt(args: argparse.Namespace) -> int:
             out = dump_program(program, pretty_body=args.style == "pretty",
                                comment="\n".join(comments) if comments else None)
         else:
+            if not any(line.strip() and not line.strip().startswith("#") for line in text.split("\n")):
+                _load(text, name)  # the empty file: the same format error as every other command
             body = parse_body(text)
             out = pretty(body) if args.style == "pretty" else canonical(body) + "\n"
     except LeirSyntaxError as exc:
@@ -268,7 +271,7 @@ def run_run(args: argparse.Namespace) -> int:
     from leir.interpreter import InterpreterError, run
 
     text, name = _read(args.file)
-    program, info, reports = _parse_and_check(text)
+    program, info, reports = _parse_and_check(text, name)
     if program is None or not info.ok:
         _print_reports(name, text, [r for r in reports if r["severity"] == "error"])
         return EXIT_INVALID

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from steptp_cli.main import EXIT_INVALID, EXIT_OK, UsageError
@@ -56,18 +55,10 @@ def _target(value: str | None, default: str) -> str | dict[str, Any]:
 
 def _load(file: str):
     """(program, name) or raise UsageError for unreadable files; LEIR errors propagate."""
-    from leir.program import load_program
+    from steptp_cli.files import load
 
-    if file == "-":
-        text, name = sys.stdin.read(), "<stdin>"
-    else:
-        try:
-            text, name = Path(file).read_text(encoding="utf-8"), file
-        except FileNotFoundError:
-            raise UsageError(f"no such file: {file}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read {file}: {exc}") from None
-    return load_program(text), name
+    loaded = load(file)
+    return loaded.program, loaded.name
 
 
 def run_lower(args: argparse.Namespace) -> int:
@@ -92,6 +83,7 @@ def run_lower(args: argparse.Namespace) -> int:
 
 def run_tokens(args: argparse.Namespace) -> int:
     from leir.errors import LeirError
+    from verifier.lowering import LoweringError
     from verifier.tokens import program_tokens, summary
 
     rows = []
@@ -100,7 +92,7 @@ def run_tokens(args: argparse.Namespace) -> int:
         try:
             program, name = _load(file)
             rows.append((name, program_tokens(program)))
-        except LeirError as exc:
+        except (LeirError, LoweringError) as exc:
             print(f"steptp tokens: {file}: {exc}", file=sys.stderr)
             failed = True
     stats = summary(c for _, c in rows)

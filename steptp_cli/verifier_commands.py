@@ -53,17 +53,12 @@ def register(subparsers) -> None:
 
 def _read_program(path_text: str):
     from leir.errors import LeirError
-    from leir.program import load_program
+    from steptp_cli.files import load
 
-    path = Path(path_text)
     try:
-        text = path.read_text()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        return load_program(text)
+        return load(path_text).program
     except LeirError as exc:
-        raise _InvalidInput(f"{path}: {exc}") from None
+        raise _InvalidInput(f"{path_text}: {exc}") from None
 
 
 class _InvalidInput(Exception):

@@ -26,6 +26,8 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
   literal exponent 2 on a leaf is ``x*x``, otherwise ``T.pow``. Edge values follow docs/leir.md §6 via
   ``verifier.edge_ops``: NaN-propagating ``max``/``min``, trap-free integer ``/ // %`` (0 for a zero
   divisor), NumPy's float ``//`` and ``%``, saturating float → int, IEEE ``!=``, wrapping i32/u32.
+* The text has only the parentheses Python needs (``a + b + c``): a sum of hundreds of terms stays
+  within Python's 200 nested brackets. Deep programs are the checker's ``too-deep`` (``leir.limits``).
 * Guarded reads: any tensor index whose range over the loops can leave the tensor (``D_{a-1}`` under
   ``a-1<0``, padding reads) is clamped into range, so evaluating both sides of ``T.if_then_else`` never
   touches memory outside a buffer; the discarded value does not matter.
@@ -75,6 +77,7 @@ from leir.analysis import carried_vars, loop_race_reason
 from leir.dtypes import float_to_int, from_numpy_dtype, max_value, min_value, numpy_dtype
 from leir.gpu_limits import all_loops, gpu_limit_violations, thread_tag
 from leir.intervals import index_range
+from leir.limits import ensure_recursion_limit
 from leir.semantics import ProgramInfo, StmtInfo, StmtKind
 from verifier import edge_ops
 from verifier import targets as tg
@@ -141,6 +144,7 @@ _CALL = {"exp": "T.exp", "log": "T.log", "sqrt": "T.sqrt", "erf": "T.erf", "abs"
 def lower(program: A.Program, target: str | dict[str, Any] = "llvm", *,
           info: ProgramInfo | None = None) -> Lowered:
     """Check (unless ``info`` is given), lower and parse one program for ``target``."""
+    ensure_recursion_limit()
     if info is None:
         info = _check(program)
     spec = tg.resolve(target)
@@ -160,6 +164,7 @@ def lower(program: A.Program, target: str | dict[str, Any] = "llvm", *,
 def to_tvmscript(program: A.Program, target: str | dict[str, Any] = "llvm", *,
                  info: ProgramInfo | None = None) -> str:
     """The TVMScript text of the program (no TVM call; checks GPU limits for cuda)."""
+    ensure_recursion_limit()
     if info is None:
         info = _check(program)
     return _Writer(program, info, tg.resolve(target)).run()
@@ -684,13 +689,13 @@ class _Writer:
         if isinstance(e, A.Var):
             return self.ivar(e.name)
         if isinstance(e, A.Neg):
-            return f"(-{self.index(e.operand, ranges)})"
+            return f"(-{_grouped(e.operand, self.index(e.operand, ranges), _index_prec)})"
         if isinstance(e, A.TensorRef):
             text = self.convert(self.tref(e, ranges), self.tdt(e.name), e.dtype)
             return text if _tvm_dtype(e.dtype) == _INDEX_DTYPE else self.convert(text, e.dtype, "i32")
         if isinstance(e, A.BinOp) and e.op in ("+", "-", "*", "//", "%", "/"):
-            op = "//" if e.op == "/" else e.op
-            return f"({self.index(e.left, ranges)} {op} {self.index(e.right, ranges)})"
+            return _infix(e, self.index(e.left, ranges), self.index(e.right, ranges), _index_prec,
+                          "//" if e.op == "/" else e.op)
         raise LoweringError(f"unsupported index expression {type(e).__name__}")
 
     def literal_expr(self, e: A.Expr | None, dtype: str) -> str:
@@ -747,7 +752,8 @@ class _Writer:
                 return _literal(-inner.value, dtype)
             if dtype in edge_ops.WIDENED:
                 return edge_ops.wrapping("-", self.expr(e.operand, dtype, ranges), None, dtype)
-            return f"(-{self.expr(e.operand, dtype, ranges)})"
+            text = self.expr(e.operand, dtype, ranges)
+            return f"(-{_grouped(e.operand, text, lambda c: _infix_prec(c, dtype in _FLOAT_WIDTH))})"
         if isinstance(e, A.BinOp):
             return self._binop(e, dtype, ranges)
         if isinstance(e, A.Call):
@@ -758,6 +764,8 @@ class _Writer:
                 return edge_ops.nan_max_min(e.func, args[0], args[1], tdt, self.let)
             if e.func == "abs" and dtype == "i32":
                 return edge_ops.int_abs(args[0], dtype, self.let)
+            if e.func == "erf" and dtype in ("f16", "bf16"):  # LLVM has no half-precision erf
+                return f"T.Cast(\"{tdt}\", T.erf(T.Cast(\"float32\", {args[0]})))"
             return f"{_CALL[e.func]}({', '.join(args)})"
         if isinstance(e, A.IfThenElse):
             cond = self.cond(e.cond, ranges)
@@ -784,22 +792,26 @@ class _Writer:
                     return self.let(self.expr(base, dtype, ranges), tdt, lambda b: functools.reduce(
                         lambda acc, _: self._arith("*", acc, b, dtype), range(int(exponent.value) - 1), b))
                 raise LoweringError(f"'**' in integer dtype {dtype} needs a small literal exponent")
-            return f"T.pow({self.expr(e.left, dtype, ranges)}, {self.expr(e.right, dtype, ranges)})"
+            base_text, exp_text = self.expr(e.left, dtype, ranges), self.expr(e.right, dtype, ranges)
+            if dtype == "bf16":  # TVM's pow refuses bfloat16: compute in f32, round on the way back
+                return (f"T.Cast(\"bfloat16\", T.pow(T.Cast(\"float32\", {base_text}), "
+                        f"T.Cast(\"float32\", {exp_text})))")
+            return f"T.pow({base_text}, {exp_text})"
         left = self.expr(e.left, dtype, ranges)
         right = self.expr(e.right, dtype, ranges)
-        if e.op == "/" and is_float:
-            return f"({left} / {right})"
-        if e.op in ("/", "//", "%"):
+        if e.op in ("//", "%") or (e.op == "/" and not is_float):
             if not is_float:
                 return edge_ops.int_div_mod(e.op, left, right, "i64" if dtype == "bool" else dtype, self.let)
             if e.op == "//":
                 return edge_ops.float_floordiv(left, right, dtype, self.let)
             return edge_ops.float_mod(left, right, dtype, self.let)
-        return self._arith(e.op, left, right, dtype)
+        if dtype in edge_ops.WIDENED:
+            return edge_ops.wrapping(e.op, left, right, dtype)
+        return _infix(e, left, right, lambda c: _infix_prec(c, is_float))
 
     @staticmethod
     def _arith(op: str, left: str, right: str, dtype: str) -> str:
-        """``+ - *``; i32/u32 wrap on overflow (see ``edge_ops.wrapping``)."""
+        """``+ - *`` on lowered text (small, bounded nests: ``x*x``, small integer powers); i32/u32 wrap."""
         if dtype in edge_ops.WIDENED:
             return edge_ops.wrapping(op, left, right, dtype)
         return f"({left} {op} {right})"
@@ -855,6 +867,43 @@ def _literal(value: int | float | bool, dtype: str) -> str:
     if isinstance(value, float) and value in (float("inf"), float("-inf")):
         return f"T.{tdt}(\"{'inf' if value > 0 else '-inf'}\")"
     return f"T.{tdt}({float(value)!r})"
+
+
+_INFIX_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2, "%": 2}
+
+
+def _infix(e: A.BinOp, left: str, right: str, prec_of, op: str | None = None) -> str:
+    """``left op right`` with only the parentheses Python needs to keep the tree.
+
+    Long sums then stay flat text (``a + b + c``), within Python's limit of 200 nested brackets, where
+    one pair per operator would not be.
+    """
+    mine = _INFIX_PREC[e.op]
+    lp, rp = prec_of(A.strip_parens(e.left)), prec_of(A.strip_parens(e.right))
+    if lp is not None and lp < mine:
+        left = f"({left})"
+    if rp is not None and rp <= mine:
+        right = f"({right})"
+    return f"{left} {op or e.op} {right}"
+
+
+def _grouped(e: A.Expr, text: str, prec_of) -> str:
+    """``text`` (the lowering of ``e``) in parentheses when it is a bare infix operation."""
+    return f"({text})" if prec_of(A.strip_parens(e)) is not None else text
+
+
+def _infix_prec(e: A.Expr, is_float: bool) -> int | None:
+    """Precedence of a value expression the lowering prints as a bare infix operation, else ``None``."""
+    if isinstance(e, A.BinOp) and (e.op in ("+", "-", "*") or (e.op == "/" and is_float)):
+        return _INFIX_PREC[e.op]
+    return None
+
+
+def _index_prec(e: A.Expr) -> int | None:
+    """The same for index expressions, where ``/`` ``//`` ``%`` are Python's infix ``//`` and ``%``."""
+    if isinstance(e, A.BinOp) and e.op in _INFIX_PREC:
+        return _INFIX_PREC[e.op]
+    return None
 
 
 def _index_like(e: A.Expr) -> bool:

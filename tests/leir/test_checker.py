@@ -27,7 +27,7 @@ from leir.ast import (
 )
 from leir.checker import CODES, check, require_valid
 from leir.corpus import load_corpus
-from leir.errors import LeirCheckError
+from leir.errors import LeirCheckError, LeirSyntaxError
 from leir.program import load_program
 from leir.semantics import Severity, StmtKind
 
@@ -325,7 +325,7 @@ def test_read_before_write_later_in_same_block():
 def test_output_not_written():
     header = "input A: f64[4]\noutput C: f64[4]\noutput D: f64[4]"
     d, _ = only("B^{4}_{i=0}[C^{f64,g}_{i}=A^{f64,g}_{i};];", "output-not-written", header)
-    assert d.fragment == "D" and d.line is None and "never written" in d.message
+    assert d.fragment == "D" and d.line == 3 and "never written" in d.message  # at its declaration
 
 
 def test_output_only_read_is_not_written():
@@ -475,12 +475,12 @@ def test_interval_refinement_by_conditions():
     assert refine(cond("3-c>0"), True, ranges)["c"] == (0, 2)
 
 
-def test_absurdly_deep_nesting_is_a_diagnostic_not_a_crash():
+def test_absurdly_deep_nesting_is_refused_with_its_position_not_a_crash():
     text = "output C: f64[]\n---\nB^{1}_{i=0}[C^{f64,g}=" + "-" * 5000 + "1;];"
-    info = check(load_program(text))
-    assert [d.code for d in info.errors] == ["too-deep"]
-    with pytest.raises(LeirCheckError):
-        require_valid(load_program(text))
+    with pytest.raises(LeirSyntaxError) as caught:
+        load_program(text)
+    assert caught.value.code == "too-deep"
+    assert (caught.value.line, caught.value.column) == (3, 13)
 
 
 def test_bad_signature_built_in_code():
@@ -500,7 +500,7 @@ def test_bad_signature_built_in_code():
     assert "declared twice" in messages[1] and "role 'weights'" in messages[0] and "(4, 0)" in messages[2]
 
 
-def test_diagnostics_come_in_source_order_with_signature_level_ones_last():
+def test_diagnostics_come_in_source_order_signature_level_ones_at_their_declarations():
     info = check(program(
         "L^{4}_{i=0}[C^{f64,g}_{q}=E^{f64,g}_{i}+A^{f64,g}_{q};];\n"
         "L^{4}_{i=0}[C^{f64,g}_{i}=C^{f64,g}_{i}+A^{f64,g}_{i+1};];"
@@ -508,4 +508,5 @@ def test_diagnostics_come_in_source_order_with_signature_level_ones_last():
     positioned = [(d.line, d.column) for d in info.diagnostics if d.line is not None]
     assert len(positioned) >= 3
     assert positioned == sorted(positioned)
-    assert info.diagnostics[-1].code == "unused-tensor" and info.diagnostics[-1].line is None
+    unused = [d for d in info.diagnostics if d.code == "unused-tensor"]
+    assert unused and all(d.line is not None and d.line < 4 for d in unused)

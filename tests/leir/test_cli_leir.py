@@ -48,6 +48,10 @@ def test_check_errors_exit_1_compiler_style(files, capsys):
     assert main(["check", str(files["bad"])]) == 1
     out = capsys.readouterr().out.splitlines()
     path = str(files["bad"])
+    # a signature-level diagnostic points at its declaration line, so it comes first in source order
+    assert out[0] == f"{path}:2:7: warning: param W is declared in the signature but never used [unused-tensor]"
+    assert out[2] == "  " + " " * 6 + "^"
+    out = out[3:]
     assert out[0] == (
         f"{path}:5:27: error: index 0 of A (`i+1`) takes values in [1, 4] but that dimension has size 4 "
         "[index-out-of-bounds]"
@@ -56,7 +60,6 @@ def test_check_errors_exit_1_compiler_style(files, capsys):
     assert out[2] == "  " + " " * 26 + "^" + "~" * (len("A^{f64,g}_{i+1}") - 1)
     assert out[3].startswith(f"{path}:5:43: error: intermediate Q is read before") and "[read-before-write]" in out[3]
     assert out[6].startswith(f"{path}:5:57: error: loop variable k") and out[8].endswith("^")
-    assert out[9] == f"{path}: warning: param W is declared in the signature but never used [unused-tensor]"
 
 
 def test_check_warnings_only_exit_0(files, capsys):
@@ -69,8 +72,9 @@ def test_check_json(files, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False
     codes = [d["code"] for d in report["diagnostics"]]
-    assert codes == ["index-out-of-bounds", "read-before-write", "unknown-loop-var", "unused-tensor"]
-    assert report["diagnostics"][0]["line"] == 5 and report["diagnostics"][0]["column"] == 27
+    assert codes == ["unused-tensor", "index-out-of-bounds", "read-before-write", "unknown-loop-var"]
+    assert report["diagnostics"][0]["line"] == 2 and report["diagnostics"][0]["column"] == 7
+    assert report["diagnostics"][1]["line"] == 5 and report["diagnostics"][1]["column"] == 27
     assert main(["check", "--json", str(files["good"])]) == 0
     good = json.loads(capsys.readouterr().out)
     assert good["ok"] is True and good["statements"][0]["kind"] == "reduce"
@@ -89,7 +93,8 @@ def test_check_syntax_error_exit_1(tmp_path, capsys):
 def test_check_stdin(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO(BAD))
     assert main(["check", "-"]) == 1
-    assert capsys.readouterr().out.startswith("<stdin>:5:27: error:")
+    out = capsys.readouterr().out
+    assert out.startswith("<stdin>:2:7: warning:") and "\n<stdin>:5:27: error:" in out
 
 
 def test_usage_errors_exit_2(tmp_path, capsys):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from leir.ast import Assign, BinOp, Block, Body, Loop, Program, Signature, TensorDecl, TensorRef, Var
 from leir.checker import check
-from leir.errors import LeirCheckError
+from leir.errors import LeirCheckError, LeirError
 from leir.interpreter import InterpreterError, _vector_loops, run
 from leir.parser import parse_body
 from leir.program import load_program
@@ -625,10 +625,12 @@ def test_corpus_programs_up_to_1e5_iterations_run():
             assert out[decl.name].dtype == np.dtype("float32" if decl.dtype == "f32" else "float64")
 
 
-def test_overflowing_literals_wrap_and_huge_tensors_are_refused():
+def test_overflowing_literals_are_refused_and_huge_tensors_too():
+    """A literal outside its statement's type is a checker error (docs/leir.md §7), not a wrap-around."""
     p = prog("output C: i64[2]", "B^{2}_{i=0}[C^{i64,g}_{i}=9223372036854775808+i;];")
-    assert run(p, {})["C"].tolist() == [-(2**63), -(2**63) + 1]
-    big = prog("output C: f64[2]", "B^{2}_{i=0}[Y^{f64,g}_{99999999999}=1;C^{f64,g}_{i}=Y^{f64,g}_{i};];")
+    with pytest.raises(LeirError, match="literal-out-of-range"):
+        run(p, {})
+    big = prog("output C: f64[2]", "B^{2}_{i=0}[Y^{f64,g}_{99999,99999,9}=1;C^{f64,g}_{i}=Y^{f64,g}_{i,i,i};];")
     with pytest.raises(InterpreterError, match="would have 100000000000 elements"):
         run(big, {})
 
