@@ -9,7 +9,7 @@ syntax tree and the checker's ``ProgramInfo``, so no strategy re-derives them it
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
@@ -540,7 +540,7 @@ def contiguity_problem(item: Item, var: str) -> str | None:
 
 def _value_uses_var(expr: Expr, var: str) -> bool:
     """Whether ``var`` occurs in an expression outside every tensor subscript."""
-    stack: list = [expr]
+    stack: list[Expr | Cond] = [expr]
     while stack:
         node = stack.pop()
         if isinstance(node, Var) and node.name == var:
@@ -563,6 +563,8 @@ def proper_divisors(n: int) -> tuple[int, ...]:
 # ``tx*512+i*4+k`` (not ``tx*512+(i*4+k)``) and fusing back gives the original text.
 
 Term = tuple[str, Expr]
+#: Rewrites the signed terms of one sum (see ``_rewrite_terms``).
+TermsFn = Callable[[list[Term]], list[Term]]
 
 
 def _sum_terms(expr: Expr) -> list[Term]:
@@ -602,7 +604,7 @@ def _scaled(var: str, coeff: int) -> Expr:
     return Var(var) if coeff == 1 else BinOp("*", Var(var), Num(str(coeff)))
 
 
-def _rewrite_terms(expr: Expr, fn) -> Expr:
+def _rewrite_terms(expr: Expr, fn: TermsFn) -> Expr:
     """Rewrite every sum (at every depth) with ``fn(terms) -> terms``; other nodes are rebuilt around it."""
     from leir.ast import expr_children
     from leir.rewrite import _rebuild  # the one node-rebuilding rule of the tree rewriter
@@ -613,13 +615,15 @@ def _rewrite_terms(expr: Expr, fn) -> Expr:
         kids = expr_children(term)
         leaf_product = isinstance(term, BinOp) and term.op == "*" and not any(expr_children(k) for k in kids)
         if kids and not leaf_product:  # ``i*4`` is a term the sum rule reads whole
-            term = _rebuild(term, tuple(_rewrite_terms(k, fn) if not isinstance(k, (Compare, Logical))
-                                        else _rewrite_cond(k, fn) for k in kids))
+            new = _rebuild(term, tuple(_rewrite_terms(k, fn) if not isinstance(k, (Compare, Logical))
+                                       else _rewrite_cond(k, fn) for k in kids))
+            assert not isinstance(new, (Compare, Logical)), "rebuilding keeps the node's class"
+            term = new
         rebuilt.append((sign, term))
     return _from_terms(fn(rebuilt))
 
 
-def _rewrite_cond(cond, fn):
+def _rewrite_cond(cond: Cond, fn: TermsFn) -> Cond:
     from leir.ast import expr_children
     from leir.rewrite import _rebuild
 
@@ -631,7 +635,7 @@ def _rewrite_cond(cond, fn):
 _PLACEHOLDER = "\x00loop"
 
 
-def split_index_var(expr, var: str, inner: str, factor: int):
+def split_index_var(expr: Expr | Cond, var: str, inner: str, factor: int) -> Expr | Cond:
     """``var → var*factor+inner`` everywhere in an expression, spliced into the sums it appears in."""
     from leir.rewrite import substitute_vars
 
@@ -645,15 +649,15 @@ def split_index_var(expr, var: str, inner: str, factor: int):
                 out.extend([(sign, _scaled(_PLACEHOLDER, coeff * factor)), (sign, _scaled(inner, coeff))])
         return out
 
-    rewrite = _rewrite_cond if isinstance(expr, (Compare, Logical)) else _rewrite_terms
-    result = rewrite(expr, fn)
+    result: Expr | Cond = (_rewrite_cond(expr, fn) if isinstance(expr, (Compare, Logical))
+                           else _rewrite_terms(expr, fn))
     # an occurrence outside any sum term (``i*j``, ``i//2``, a value) gets the whole ``var*factor+inner``
     whole = _from_terms([("+", _scaled(_PLACEHOLDER, factor)), ("+", Var(inner))])
     result = substitute_vars(result, {var: whole})
     return substitute_vars(result, {_PLACEHOLDER: Var(var)})
 
 
-def fuse_index_vars(expr, outer: str, inner: str, inner_extent: int):
+def fuse_index_vars(expr: Expr | Cond, outer: str, inner: str, inner_extent: int) -> Expr | Cond:
     """``outer*n+inner → outer`` (the fused loop keeps the outer name); other uses get ``//n`` and ``%n``."""
     from leir.rewrite import substitute_vars
 
@@ -671,8 +675,8 @@ def fuse_index_vars(expr, outer: str, inner: str, inner_extent: int):
                     return merged
         return terms
 
-    rewrite = _rewrite_cond if isinstance(expr, (Compare, Logical)) else _rewrite_terms
-    result = rewrite(expr, fn)
+    result: Expr | Cond = (_rewrite_cond(expr, fn) if isinstance(expr, (Compare, Logical))
+                           else _rewrite_terms(expr, fn))
     result = substitute_vars(result, {outer: BinOp("//", Var(_PLACEHOLDER), Num(str(inner_extent))),
                                       inner: BinOp("%", Var(_PLACEHOLDER), Num(str(inner_extent)))})
     return substitute_vars(result, {_PLACEHOLDER: Var(outer)})

@@ -33,12 +33,19 @@ _BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i16": 2, "i32": 4, 
 
 
 class TensorFacts(Protocol):
-    """What the shared-memory rule needs of a tensor (``leir.semantics.TensorInfo`` has it)."""
+    """What the shared-memory rule needs of a tensor (``leir.semantics.TensorInfo`` has it).
 
-    dtype: str
-    shape: tuple[int, ...]
-    scope: str
-    role: str
+    Read-only properties, so a frozen dataclass such as ``TensorInfo`` matches the protocol.
+    """
+
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    @property
+    def scope(self) -> str: ...
+    @property
+    def role(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
+from typing import overload
 
 from leir.ast import (
     Assign,
@@ -123,6 +124,10 @@ def replace_refs(node: Node, fn: Callable[[TensorRef], Node | None]) -> Node:
 # ------------------------------------------------------------------------------------ item transforms
 
 
+@overload
+def map_item_exprs(item: Block, fn: Callable[[Node], Node]) -> Block: ...
+@overload
+def map_item_exprs(item: Assign, fn: Callable[[Node], Node]) -> Assign: ...
 def map_item_exprs(item: Item, fn: Callable[[Node], Node]) -> Item:
     """Apply ``fn`` to the target and value of every statement of an item (loops unchanged)."""
     if isinstance(item, Assign):
@@ -134,7 +139,7 @@ def map_item_exprs(item: Item, fn: Callable[[Node], Node]) -> Item:
 
 def map_body_exprs(body: Body, fn: Callable[[Node], Node]) -> Body:
     """Apply ``fn`` to every statement's target and value in the whole body."""
-    return Body(tuple(map_item_exprs(block, fn) for block in body.blocks))  # type: ignore[misc]
+    return Body(tuple(map_item_exprs(block, fn) for block in body.blocks))
 
 
 def substitute_loops(item: Item, mapping: Mapping[str, Expr]) -> Item:

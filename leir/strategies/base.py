@@ -32,6 +32,18 @@ ParamValue = int | str | bool | tuple[int, ...] | tuple[str, ...]
 Params = Mapping[str, ParamValue]
 
 
+def int_param(params: Params, name: str) -> int:
+    """``params[name]`` narrowed to ``int``.
+
+    The engine only passes values drawn from the site's ``ParamSpec`` (ints for every integer
+    parameter), so anything else is a caller bypassing the engine: say so instead of coercing it.
+    """
+    value = params[name]
+    if not isinstance(value, int):
+        raise TypeError(f"parameter {name!r} must be an int, got {type(value).__name__} {value!r}")
+    return value
+
+
 class Level(StrEnum):
     GRAPH = "graph"
     LOOP = "loop"

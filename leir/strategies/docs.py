@@ -60,7 +60,8 @@ def _count(strategy: Strategy, programs: Sequence[Named], counts: SiteCounts) ->
     return per_program
 
 
-def _example(strategy: Strategy, suite: Sequence[Named], per_program: dict[str, int]):
+def _example(strategy: Strategy, suite: Sequence[Named],
+             per_program: dict[str, int]) -> tuple[str, int, AppliedStep] | None:
     by_size = sorted((len(canonical(p.body)), name, p) for name, p in suite if per_program.get(name))
     for _size, name, program in by_size:
         for index in range(min(EXAMPLE_SITES_TRIED, per_program[name])):

@@ -31,7 +31,7 @@ from typing import Any, TextIO
 from leir.ast import Program
 from leir.program import program_from_json, program_hash
 from leir.strategies.base import AppliedStep, Strategy
-from leir.strategies.explore import StepFailure, attempt, plan_steps, traceback_summary
+from leir.strategies.explore import PlannedStep, StepFailure, attempt, plan_steps, traceback_summary
 from leir.strategies.records import (
     Record,
     SourceInfo,
@@ -144,7 +144,7 @@ class _Pending:
     """A record waiting for its verification (or ready), kept in plan order."""
 
     build: Callable[[Mapping[str, Any] | None, StepFailure | None], Record]
-    future: Future | None
+    future: Future[Mapping[str, Any] | StepFailure] | None
     child: Program | None
     resumed: Record | None = None
     #: Builds a failure record when ``build`` itself fails (a strategy's parameters that are not JSON …).
@@ -202,7 +202,7 @@ class Generator:
         return [states[i] for i in keep]
 
     def _level(self, source: Source, states: list[Program], depth: int, writer: StepWriter,
-               pool: ThreadPoolExecutor, summary: GenerationSummary) -> list[Program]:
+               pool: ThreadPoolExecutor, summary: GenerationSummary) -> list[tuple[Program, str]]:
         """Every planned step from ``states`` (all at ``depth``); the accepted children and their hashes."""
         children: list[tuple[Program, str]] = []
         window: deque[_Pending] = deque()
@@ -232,13 +232,14 @@ class Generator:
         existing = writer.existing.get(record["step_id"])
         return _Pending(build=lambda v, f: record, future=None, child=None, resumed=existing)
 
-    def _pending(self, source: Source, state: Program, parent_state: dict[str, Any], depth: int, planned,
-                 writer: StepWriter, pool: ThreadPoolExecutor) -> _Pending:
+    def _pending(self, source: Source, state: Program, parent_state: dict[str, Any], depth: int,
+                 planned: PlannedStep, writer: StepWriter, pool: ThreadPoolExecutor) -> _Pending:
         s = planned.strategy
         existing = writer.existing.get(step_id(parent_state["hash"], s.name, planned.site, planned.params))
-        common = dict(source=source.info, parent=state, parent_depth=depth, strategy=s.name, number=s.number,
-                      level=s.level.value, generator=self.generator, site=planned.site,
-                      site_index=planned.site_index, params=planned.params, parent_state=parent_state)
+        common: dict[str, Any] = dict(
+            source=source.info, parent=state, parent_depth=depth, strategy=s.name, number=s.number,
+            level=s.level.value, generator=self.generator, site=planned.site, site_index=planned.site_index,
+            params=planned.params, parent_state=parent_state)
         if existing is not None:
             child = (program_from_json(existing["child"]["program"])
                      if existing["status"] != "failed" and existing.get("child") else None)

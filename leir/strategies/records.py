@@ -44,11 +44,12 @@ class RecordError(ValueError):
 def schema() -> dict[str, Any]:
     """The JSON Schema of the current record version (package data, so installed copies have it)."""
     text = resources.files("leir.strategies").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
-    return json.loads(text)
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
 
 
 @cache
-def _validator():
+def _validator() -> Any:  # jsonschema ships no type information
     import jsonschema
 
     return jsonschema.Draft202012Validator(schema())

@@ -43,7 +43,7 @@ _DTYPE_WORDS = {"f16": "16-bit float", "bf16": "bfloat16", "f32": "32-bit float"
 
 def program_name(record: Mapping[str, Any]) -> str:
     source = record["source"]
-    name = (source.get("workload") or source["id"]).rsplit("/", 1)[-1]
+    name: str = (source.get("workload") or source["id"]).rsplit("/", 1)[-1]
     return name
 
 
@@ -134,7 +134,9 @@ def choose_alternatives(records: Sequence[Mapping[str, Any]], k: int,
                         seed: int = 0) -> list[Mapping[str, Any]]:
     """Up to ``k`` steps of one state: one per strategy first (seeded order), then the rest."""
     ordered = sorted(records, key=lambda r: _order(r, seed))
-    first, rest, seen = [], [], set()
+    first: list[Mapping[str, Any]] = []
+    rest: list[Mapping[str, Any]] = []
+    seen: set[str] = set()
     for record in ordered:
         (rest if record["strategy"] in seen else first).append(record)
         seen.add(record["strategy"])

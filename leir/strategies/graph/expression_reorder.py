@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from leir.analysis import dependences, reads, tensor_bytes, writes
 from leir.ast import Block, Item, Program
 from leir.printer import canonical
 from leir.rewrite import item_at, replace_at, with_body
 from leir.strategies.base import Exactness, Level, Params, Site, Strategy
-from leir.strategies.common import blocks, describe_block
+from leir.strategies.common import Path, blocks, describe_block
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
@@ -34,7 +36,7 @@ class ExpressionReorder(Strategy):
     level = Level.GRAPH
     exactness = Exactness.E
 
-    def _pairs(self, program: Program):
+    def _pairs(self, program: Program) -> Iterator[tuple[Path, Item, Item]]:
         """``(path of the first, first, second)`` for every adjacent pair, blocks then items in order."""
         top = program.body.blocks
         for index in range(len(top) - 1):

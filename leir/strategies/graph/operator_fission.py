@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from leir.analysis import interleaving_hazards, iterations, program_info
 from leir.ast import Block, Program
 from leir.printer import canonical
@@ -64,8 +66,9 @@ class OperatorFission(Strategy):
         for name in sorted(tensors_of(head) & tensors_of(tail)):
             tensor = info.tensors[name]
             if tensor.scope != "g":
-                head = map_item_exprs(head, lambda n, name=name: rename_tensor(n, name, name, scope="g"))
-                tail = map_item_exprs(tail, lambda n, name=name: rename_tensor(n, name, name, scope="g"))
+                to_global = partial(rename_tensor, old=name, new=name, scope="g")
+                head = map_item_exprs(head, to_global)
+                tail = map_item_exprs(tail, to_global)
         return with_body(program, replace_at(program.body, (index,), (head, tail)))
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:

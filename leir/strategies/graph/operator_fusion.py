@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from leir.analysis import (
     DepKind,
     dependences,
@@ -98,7 +100,7 @@ class OperatorFusion(Strategy):
         scope = str(params.get("scope", "g"))
         if scope != "g":
             for name in self._private(program, index):
-                fused = map_item_exprs(fused, lambda n, name=name: rename_tensor(n, name, name, scope=scope))
+                fused = map_item_exprs(fused, partial(rename_tensor, old=name, new=name, scope=scope))
         body = replace_at(program.body, (index,), fused)
         return with_body(program, replace_at(body, (index + 1,), ()))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from leir.analysis import fresh_tensor_names, independent, iterations, program_info, tensor_bytes
 from leir.ast import (
     Assign,
@@ -9,6 +11,7 @@ from leir.ast import (
     Block,
     Call,
     Compare,
+    Cond,
     Expr,
     Logical,
     Loop,
@@ -31,12 +34,12 @@ from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
 
-def _match(one, two, pairs: dict[str, str]) -> bool:
+def _match(one: Expr | Cond, two: Expr | Cond, pairs: dict[str, str]) -> bool:
     """Structural equality of two expressions up to a consistent renaming of tensors (``pairs``)."""
     one, two = strip_parens(one), strip_parens(two)
     if type(one) is not type(two):
         return False
-    if isinstance(one, TensorRef):
+    if isinstance(one, TensorRef) and isinstance(two, TensorRef):  # same type, checked above
         if (one.dtype, one.scope, len(one.indices)) != (two.dtype, two.scope, len(two.indices)):
             return False
         if pairs.setdefault(one.name, two.name) != two.name:
@@ -47,7 +50,7 @@ def _match(one, two, pairs: dict[str, str]) -> bool:
     return len(kids1) == len(kids2) and all(_match(a, b, pairs) for a, b in zip(kids1, kids2, strict=True))
 
 
-def _operator(node) -> object:
+def _operator(node: Expr | Cond) -> object:
     """What distinguishes two nodes of one type apart from their children."""
     if isinstance(node, BinOp | Logical):
         return node.op
@@ -163,7 +166,7 @@ class TensorConcatToFuseOperators(Strategy):
         fresh = dict(zip(differing, fresh_tensor_names(program, len(differing)), strict=True))
         inputs = [a for a in differing if a != one.target.name]
 
-        def rewrite(node):
+        def rewrite(node: Expr | Cond) -> Expr | None:
             # concatenated tensors keep the bare axis; shared tensors and values read it modulo n
             if isinstance(node, TensorRef) and node.name in fresh:
                 return TensorRef(fresh[node.name], node.dtype, "g", node.indices)
@@ -172,6 +175,7 @@ class TensorConcatToFuseOperators(Strategy):
             return None
 
         value = _top_down(one.value, rewrite)
+        assert not isinstance(value, (Compare, Logical)), "rewriting a value keeps it a value"
         target = TensorRef(fresh[one.target.name], one.target.dtype, "g", one.target.indices)
         loops = tuple(Loop(lp.kind, 2 * n, lp.var) if lp.var == var else lp for lp in block.loops)
         fused = Block(loops, (Assign(target, value),))
@@ -196,7 +200,7 @@ class TensorConcatToFuseOperators(Strategy):
                           tuple(substitute_vars(i, shift) for i in out.indices))  # type: ignore[misc]
         second_out = TensorRef(pairs[out.name], out.dtype, out.scope, out.indices)
         copies_out = [Block(copy_loops(out.indices), (Assign(out, buf),)),
-                      Block(copy_loops(out.indices), (Assign(second_out, moved),))]  # type: ignore[arg-type]
+                      Block(copy_loops(out.indices), (Assign(second_out, moved),))]
         new = (*copies_in, fused, *copies_out)
         body = replace_at(program.body, (index,), new)
         return with_body(program, replace_at(body, (index + len(new),), ()))
@@ -233,7 +237,7 @@ class TensorConcatToFuseOperators(Strategy):
         )
 
 
-def _top_down(node, fn):
+def _top_down(node: Expr | Cond, fn: Callable[[Expr | Cond], Expr | Cond | None]) -> Expr | Cond:
     """Rewrite ``node`` top-down: where ``fn`` returns a node, it is used as is (not descended into)."""
     replaced = fn(node)
     if replaced is not None:

@@ -8,7 +8,16 @@ from leir.builders import add, cmp, iadd, isub, ite, maximum, minimum, mul
 from leir.printer import canonical, loop_text
 from leir.rewrite import replace_at, replace_refs, substitute_vars, with_body
 from leir.semantics import StmtKind
-from leir.strategies.base import Exactness, Level, NotApplicableError, Params, ParamSpec, Site, Strategy
+from leir.strategies.base import (
+    Exactness,
+    Level,
+    NotApplicableError,
+    Params,
+    ParamSpec,
+    Site,
+    Strategy,
+    int_param,
+)
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
 
@@ -99,7 +108,7 @@ class TensorSplitToDecoupleOperators(Strategy):
         (index,) = site.path
         block, stmt, kind, combiner = self._stmt(program, index)
         lp = self._axis(block, str(site.get("axis")))
-        at = int(params["at"])  # type: ignore[call-overload]
+        at = int_param(params, "at")
         if not 0 < at < lp.extent:
             raise self.refuse(f"cut point {at} is outside 1..{lp.extent - 1}")
         first, second = fresh_tensor_names(program, 2)
@@ -135,7 +144,7 @@ class TensorSplitToDecoupleOperators(Strategy):
         (index,) = site.path
         block, stmt, kind, combiner = self._stmt(before, index)
         lp = self._axis(block, str(site.get("axis")))
-        at = int(params["at"])  # type: ignore[call-overload]
+        at = int_param(params, "at")
         one, two, join = after.body.blocks[index:index + 3]
         halves = [b.items[0].target.name for b in (one, two)]  # type: ignore[union-attr]
         extra = sum(tensor_bytes(after, n) for n in halves)

@@ -11,7 +11,7 @@ from leir.analysis import (
 )
 from leir.ast import Loop, Program
 from leir.printer import loop_text
-from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
+from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy, int_param
 from leir.strategies.common import block_at, describe_block, header_text
 from leir.strategies.loop.nest import find_loop, guard_refusal, header_loops, rebuild, ref_using, trip_count
 from leir.strategies.registry import register
@@ -71,7 +71,7 @@ class LoopSplit(Strategy):
         return rebuild(program, site.path, block, loops, lambda e: split_index_var(e, var, inner, factor))
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
-        var, factor = site.get("loop"), int(params["factor"])
+        var, factor = site.get("loop"), int_param(params, "factor")
         old_block, k, old = find_loop(self, before, site.path, var)
         new_block = block_at(after, site.path)
         outer, inner = new_block.loops[k], new_block.loops[k + 1]

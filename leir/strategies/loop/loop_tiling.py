@@ -15,7 +15,7 @@ from leir.analysis import (
 from leir.ast import Block, Loop, Program, Var, walk_expr
 from leir.gpu_limits import dtype_bytes
 from leir.printer import loop_text
-from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
+from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy, int_param
 from leir.strategies.common import block_at, describe_block, header_text
 from leir.strategies.loop.nest import (
     adjacent_pair,
@@ -92,7 +92,7 @@ class LoopTiling(Strategy):
         u, w = site.get("outer"), site.get("inner")
         block, k, outer = find_loop(self, before, site.path, u)
         inner = block.loops[k + 1]
-        fu, fw = int(params["outer_tile"]), int(params["inner_tile"])
+        fu, fw = int_param(params, "outer_tile"), int_param(params, "inner_tile")
         new = block_at(after, site.path).loops[k:k + 4]
         t = TraceBuilder()
         footprint = _tile_bytes(before, block, {u: fu, w: fw}, block.loops[k + 2:])

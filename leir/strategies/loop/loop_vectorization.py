@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from leir.analysis import contiguity_problem, loop_race_reason, program_info
-from leir.ast import Assign, Loop, Program
+from leir.ast import Assign, Block, Loop, Program
 from leir.gpu_limits import dtype_bytes
 from leir.printer import loop_text
 from leir.strategies.base import Exactness, Level, Params, Site, Strategy
-from leir.strategies.common import block_at, describe_block
+from leir.strategies.common import Path, block_at, describe_block
 from leir.strategies.loop.nest import (
     change_kind,
     enclosing_vector_loop,
@@ -96,7 +98,7 @@ class LoopVectorization(Strategy):
         )
 
 
-def _stmts(block):
+def _stmts(block: Block) -> Iterator[tuple[Path, Assign, tuple[Loop, ...]]]:
     from leir.analysis import item_statements
 
     return item_statements(block)

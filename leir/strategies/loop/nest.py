@@ -12,7 +12,7 @@ from leir.analysis import program_info
 from leir.ast import Block, Loop, Program
 from leir.gpu_limits import all_loops
 from leir.rewrite import Node, map_item_exprs, replace_at, with_body
-from leir.strategies.base import Site, Strategy
+from leir.strategies.base import ParamSpec, Site, Strategy
 from leir.strategies.common import block_at, blocks, describe_block, loop_index
 from leir.strategies.traces import TraceBuilder
 
@@ -147,7 +147,7 @@ def adjacent_pairs(program: Program) -> Iterator[tuple[Path, Loop, Loop]]:
             yield path, lp, block.loops[k + 1]
 
 
-def pair_site(path: Path, outer: Loop, inner: Loop, params: tuple = ()) -> Site:
+def pair_site(path: Path, outer: Loop, inner: Loop, params: tuple[ParamSpec, ...] = ()) -> Site:
     return Site(path, (("inner", inner.var), ("outer", outer.var)), params,
                 where=f"the loops over {outer.var} and {inner.var} in {describe_block(path)}")
 

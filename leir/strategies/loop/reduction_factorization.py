@@ -10,10 +10,10 @@ from leir.analysis import (
     split_index_var,
     var_in_condition,
 )
-from leir.ast import Assign, BinOp, Block, Call, Loop, Program, TensorRef, Var
+from leir.ast import Assign, BinOp, Block, Call, Compare, Logical, Loop, Program, TensorRef, Var
 from leir.printer import canonical, loop_text
 from leir.rewrite import replace_at, replace_refs, with_body
-from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
+from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy, int_param
 from leir.strategies.common import describe_block, header_text
 from leir.strategies.loop.nest import find_loop, guard_refusal
 from leir.strategies.registry import register
@@ -95,12 +95,13 @@ class ReductionFactorization(Strategy):
         target = stmt.target
         partial_ref = TensorRef(part, target.dtype, "g", target.indices + (Var(lane),))
 
-        def to_partial(node):
+        def to_partial(node: TensorRef) -> TensorRef | None:
             if node.name == target.name and node.indices == target.indices:
                 return partial_ref
             return None
 
         value = split_index_var(replace_refs(stmt.value, to_partial), var, lane, factor)
+        assert not isinstance(value, (Compare, Logical)), "rewriting a value keeps it a value"
         partial_loops = block.loops[:k] + (Loop("L", lp.extent // factor, var), Loop("L", factor, lane)) \
             + block.loops[k + 1:]
         partial = Block(partial_loops, (Assign(partial_ref, value),))
@@ -110,7 +111,7 @@ class ReductionFactorization(Strategy):
         return with_body(program, replace_at(program.body, site.path, (partial, combine)))
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
-        var, factor = site.get("loop"), int(params["factor"])
+        var, factor = site.get("loop"), int_param(params, "factor")
         block, k, lp = find_loop(self, before, site.path, var)
         stmt = block.items[0]
         assert isinstance(stmt, Assign)
@@ -145,7 +146,7 @@ def _factors(extent: int) -> tuple[int, ...]:
     return proper_divisors(extent) or (extent,)
 
 
-def _combine(combiner: str | None, target: TensorRef, partial: TensorRef):
+def _combine(combiner: str | None, target: TensorRef, partial: TensorRef) -> Call | BinOp:
     if combiner in ("max", "min"):
         return Call(combiner, (target, partial))
     assert combiner in ("+", "*")
