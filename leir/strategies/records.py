@@ -198,7 +198,7 @@ def verification_json(result: Mapping[str, Any], exactness: Exactness | str) -> 
         "equal_pass": outcome == "equal_pass",
         "max_abs_error": _finite_or_none(result.get("max_abs_error")),
         "max_rel_error": _finite_or_none(result.get("max_rel_error")),
-        "tolerances": tolerances,
+        "tolerances": _finite(tolerances),
         "seconds": sum(measured) if measured else None,
         "versions": {str(k): str(v) for k, v in sorted((result.get("versions") or {}).items())},
         "unhonoured_loops": unhonoured,

@@ -83,3 +83,14 @@ def test_verification_summary_requires_equal_pass_for_exact_steps():
     honest = verification_json({**result, "outcome": "equal_pass", "unhonoured_loops": ["P i"]}, "E")
     assert not honest["accepted"] and honest["unhonoured_loops"] == ["P i"]
     assert verification_json({**result, "max_abs_error": float("inf")}, "N")["result"]["max_abs_error"] == "inf"
+
+
+def test_non_finite_verification_figures_still_make_a_valid_json_record():
+    """An error bound of inf (huge special values) must not turn a verified step into an unwritable one."""
+    result = {"outcome": "pass", "max_abs_error": float("inf"), "max_rel_error": float("nan"),
+              "outputs": {"C": {"rtol": 1e-4, "bound_at_worst": float("inf"), "error_ratio": float("nan")}},
+              "versions": {"tvm": "0.27"}}
+    verification = verification_json(result, "N")
+    text = dumps(verification)  # allow_nan=False: raises on any NaN/inf left
+    assert json.loads(text)["tolerances"]["C"]["bound_at_worst"] == "inf"
+    assert verification["max_abs_error"] is None and verification["accepted"] is True
