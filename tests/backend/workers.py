@@ -38,7 +38,8 @@ def publisher(broker_url: str) -> Celery:
     """A throwaway app with the project's settings on ``broker_url`` (publishes by task name)."""
     app = Celery("steptp_test_publisher", set_as_current=False)
     app.config_from_object("django.conf:settings", namespace="CELERY")
-    app.conf.broker_url = broker_url
+    # the write/read URLs, not broker_url: Celery lets $CELERY_BROKER_URL (set in CI) override broker_url
+    app.conf.broker_url = app.conf.broker_write_url = app.conf.broker_read_url = broker_url
     if not broker_url.startswith("filesystem://"):
         app.conf.broker_transport_options = {"visibility_timeout": 5}
     return app
