@@ -57,7 +57,10 @@ def worker(broker_url: str, queues: str = "verify.cpu,generate,export", *, env: 
     """A worker process; yields the Popen. Stopped (or already killed) on exit."""
     environment = os.environ.copy()
     environment.update({"DATABASE_URL": database_url(), "CELERY_BROKER_URL": broker_url,
-                        "CELERY_VISIBILITY_TIMEOUT": "5", "STEPTP_VAR_DIR": str(settings.VAR_DIR)})
+                        "CELERY_VISIBILITY_TIMEOUT": "5", "STEPTP_VAR_DIR": str(settings.VAR_DIR),
+                        # a result cache of the test's own: a verification cached by an earlier test (or
+                        # run) would finish before the worker can be killed mid-way
+                        "STEPTP_CACHE_DIR": str(Path(settings.VAR_DIR) / "verify-cache")})
     if broker_url.startswith("filesystem://"):  # the publisher's message folder, whatever VAR_DIR is
         environment["STEPTP_BROKER_DIR"] = str(settings.STEPTP_BROKER_DIR)
     environment.update(env or {})
