@@ -45,7 +45,6 @@ def _cases():
             right = f"{A}-({right})"
         yield f"right{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={right};];"
         yield f"exp{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={'exp(' * n}{A}{')' * n};];"
-        yield f"max{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={'max(1,' * n}{A}{')' * n};];"
         ite = A
         for k in range(n):
             ite = f"if_then_else(i<{k % 4},{ite},{A})"
@@ -55,6 +54,10 @@ def _cases():
         yield f"bfpow{n}", "input A: bf16[4]\noutput C: bf16[4]\n---\n" + \
             f"L^{{4}}_{{i=0}}[C^{{bf16,g}}_{{i}}={'**'.join(['A^{bf16,g}_{i}'] * n)};];"
         yield f"neg{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={'-(' * n}{A}+1{')' * n};];"
+    # nested max: the NaN-propagating select doubles TVM's build time per level (4 levels 0.08 s, 8 levels
+    # 0.8 s, 12 over 90 s), so accepted nesting is swept to 6 only — a known escape (issue 7 note)
+    for n in (6, MAX_NESTING + 1, 120):
+        yield f"max{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={'max(1,' * n}{A}{')' * n};];"
     # integer exp chains: each level's saturating float->int conversion multiplies TVM's build time
     # (3 levels 0.3 s, 4 levels 3.8 s, 5 levels 63 s), so the sweep stops at 3 accepted levels; deeper
     # chains are a known, unresolved escape (issue 7 note: the checker should refuse them)
