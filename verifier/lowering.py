@@ -760,6 +760,11 @@ class _Writer:
             args = [self.expr(a, dtype, ranges) for a in e.args]
             if e.func in ("exp", "log", "sqrt", "erf", "sin", "cos") and dtype not in _FLOAT_WIDTH:
                 return self.convert(f"{_CALL[e.func]}(T.Cast(\"float64\", {args[0]}))", "f64", dtype)
+            if e.func in ("max", "min") and dtype == "bf16" and not self.plain_minmax:
+                # TVM's bfloat16 select/isnan mistype the bound operands: choose in f32 (exact for bf16)
+                wide = [f"T.Cast(\"float32\", {a})" for a in args]
+                chosen = edge_ops.nan_max_min(e.func, wide[0], wide[1], "float32", self.let)
+                return f"T.Cast(\"bfloat16\", {chosen})"
             if e.func in ("max", "min") and dtype in _FLOAT_WIDTH and not self.plain_minmax:
                 return edge_ops.nan_max_min(e.func, args[0], args[1], tdt, self.let)
             if e.func == "abs" and dtype == "i32":
