@@ -65,6 +65,7 @@ from leir.interpreter import (
     _fast_reductions,
     _Lanes,
     _Machine,
+    _statement_loops,
 )
 from leir.semantics import ProgramInfo
 
@@ -140,8 +141,10 @@ class _BoundMachine(_Machine):
         for b_index, block in enumerate(self.program.body.blocks):
             # product reductions run the general path (their error is relative, not additive)
             self.fast = {k: v for k, v in _fast_reductions(block).items() if v[0] != "*"}
+            self.loops = _statement_loops(block)  # the interpreter's per-statement loop plan
             self._init_reductions(b_index)
             self._block(block, _Lanes({}, 1))
+            self._flush_scatters()
 
     def _init_reductions(self, b_index: int) -> None:
         super()._init_reductions(b_index)
