@@ -7,14 +7,23 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 # Touched after a successful install; make compares its mtime with pyproject.toml's.
 STAMP := $(VENV)/.steptp-installed
+# Touched after `npm ci` and the copy into static/vendor; remade when the lock file or the manifest changes.
+ASSETS := static/vendor/.steptp-assets
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # Every queue but verify.cuda, which only GPU machines serve (make worker-gpu).
 CPU_QUEUES := generate,verify.cpu,export,tune
 
-.PHONY: install demo test lint bench worker worker-gpu
+.PHONY: install assets demo test lint bench worker worker-gpu
 
-install: $(STAMP)
+install: $(STAMP) $(ASSETS)
+
+assets: $(ASSETS)
+
+$(ASSETS): package.json package-lock.json scripts/build_assets.py
+	npm ci --no-audit --no-fund --ignore-scripts
+	$(PYTHON) scripts/build_assets.py
+	touch $@
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -23,11 +32,11 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -e '.[test]'
 	touch $@
 
-demo: $(STAMP)
+demo: $(STAMP) $(ASSETS)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo --host $(HOST) --port $(PORT)
 
-test: $(STAMP)
+test: $(STAMP) $(ASSETS)
 	$(PY) -m pytest
 	$(BIN)/ruff check .
 

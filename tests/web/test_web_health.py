@@ -104,8 +104,8 @@ def test_healthz_rejects_writes(client):
     assert client.post("/healthz").status_code == 405
 
 
-def test_home_page_renders_the_report_and_links_to_healthz(client):
-    response = client.get("/")
+def test_status_page_renders_the_report_and_links_to_healthz(client):
+    response = client.get("/status/")
 
     assert response.status_code == 200
     assert [t.name for t in response.templates][:2] == ["home.html", "base.html"]

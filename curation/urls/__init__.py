@@ -1,0 +1,7 @@
+"""The reviewer pages' routes: one module per area, each with its own ``urlpatterns``."""
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("curation.urls.dashboard")),
+]

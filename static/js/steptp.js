@@ -1,0 +1,43 @@
+/* Progressive enhancement for the server-rendered pages: the pages work without this file.
+ *  - [data-math]: the element's text is LaTeX (LEIR is LaTeX-flavoured); KaTeX renders it in place.
+ *  - code.language-python: highlight.js colours it.
+ *  - [data-key="a"]: pressing that key (outside form fields) clicks the element; the key is shown on screen.
+ * Everything re-runs on content htmx swaps in.
+ */
+(function () {
+  "use strict";
+
+  function enhance(root) {
+    if (window.katex) {
+      root.querySelectorAll("[data-math]:not([data-rendered])").forEach(function (el) {
+        try {
+          window.katex.render(el.textContent, el, { displayMode: true, throwOnError: false, strict: "ignore" });
+          el.setAttribute("data-rendered", "katex");
+        } catch (e) {
+          el.setAttribute("data-rendered", "error");
+        }
+      });
+    }
+    if (window.hljs) {
+      root.querySelectorAll("code.language-python:not([data-highlighted])").forEach(function (el) {
+        window.hljs.highlightElement(el);
+      });
+    }
+  }
+
+  function typingIn(target) {
+    return target.closest("input, textarea, select, [contenteditable=true]") !== null;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typingIn(event.target)) return;
+    var el = document.querySelector('[data-key="' + CSS.escape(event.key) + '"]');
+    if (el && !el.disabled) {
+      event.preventDefault();
+      if (el.matches("input, textarea, select")) el.focus(); else el.click();
+    }
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { enhance(document); });
+  document.addEventListener("htmx:afterSwap", function (event) { enhance(event.target); });
+})();
