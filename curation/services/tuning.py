@@ -22,6 +22,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from curation.models import ProgramState, RunStatus, Trajectory, Workload
+from curation.services.roles import Role, require
 from curation.services.steps import import_step_file
 from curation.services.workloads import source_state
 
@@ -47,6 +48,22 @@ def create_trajectory(workload: Workload, *, algorithm: str = "beam", policy: st
     return Trajectory.objects.create(workload=workload, algorithm=algorithm, policy=policy,
                                      budget=budget, seed=seed, target=target,
                                      created_by=user)
+
+
+def start_trajectory(user, *, workload: Workload, algorithm: str = "beam", policy: str = "rule",
+                     budget: dict[str, Any] | None = None, seed: int = 0, target: str = "llvm",
+                     enqueue: bool = True) -> Trajectory:
+    """A curator's run request (web page, API): checked and stored here, run on the ``tune`` queue."""
+    require(user, Role.CURATOR, "starting a tuner run")
+    if source_state(workload) is None:
+        raise NothingToTune(f"{workload.name} has no source state (its source did not translate)")
+    trajectory = create_trajectory(workload, algorithm=algorithm, policy=policy, budget=budget, seed=seed,
+                                   target=target, user=user)
+    if enqueue:
+        from curation.tasks import enqueue_tuning
+
+        enqueue_tuning(trajectory)
+    return trajectory
 
 
 def check_budget(budget: dict[str, Any]) -> dict[str, Any]:
