@@ -40,7 +40,7 @@ def create_trajectory(workload: Workload, *, algorithm: str = "beam", policy: st
                       user=None) -> Trajectory:
     from tuner.search import ALGORITHMS
 
-    budget = check_budget(budget or {"verifications": 40})
+    budget = check_budget({"verifications": 40} if budget is None else budget)
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
     if policy not in ("rule", "llm"):
