@@ -4,6 +4,7 @@ the files download and the dataset card is rendered; axe finds no serious or cri
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
@@ -54,9 +55,9 @@ def test_create_an_export_watch_it_finish_download_it_and_read_the_card(page, ap
     assert "2 rows: train 2" in page.locator("table.files caption").inner_text()
     with page.expect_download() as download:
         page.get_by_role("link", name="messages/train.jsonl").click()
-    rows = [json.loads(line) for line in open(download.value.path(), encoding="utf-8")]
+    rows = [json.loads(line) for line in Path(download.value.path()).read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 2 and all(r["messages"][-1]["role"] == "assistant" for r in rows)
     with page.expect_download() as manifest:
         page.get_by_role("link", name="manifest.json").click()
-    assert json.load(open(manifest.value.path(), encoding="utf-8"))["splits"] == {"train": 2}
+    assert json.loads(Path(manifest.value.path()).read_text(encoding="utf-8"))["splits"] == {"train": 2}
     assert axe_violations(page) == []
