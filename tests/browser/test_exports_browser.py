@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from curation.models import Export, ReviewStatus, Step
+from curation.services import exports
 from curation.services.roles import Role
 from tests.backend.fixtures import builtin, engine_step
 from tests.backend.workers import publisher, purge, worker
@@ -61,3 +62,25 @@ def test_create_an_export_watch_it_finish_download_it_and_read_the_card(page, ap
         page.get_by_role("link", name="manifest.json").click()
     assert json.loads(Path(manifest.value.path()).read_text(encoding="utf-8"))["splits"] == {"train": 2}
     assert axe_violations(page) == []
+
+
+def test_without_javascript_the_form_posts_and_a_refresh_link_shows_progress(browser, live_server, approved):
+    make_user("cato", Role.CURATOR)
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        log_in(page, "cato")
+        page.goto("/exports/")
+        page.get_by_label("Name").fill("no-js")
+        page.get_by_role("button", name="Create export").click()
+        page.wait_for_url("**/exports/*/")
+        export = Export.objects.get()
+        assert export.name == "no-js" and export.split_policy == {
+            "fractions": {"train": 0.8, "validation": 0.1, "test": 0.1}}
+        exports.run_export(export.pk)  # what the worker does; the page does not poll without JavaScript
+        assert page.locator("#export-status .run-status").inner_text() == "queued"
+        page.get_by_role("link", name="Refresh").click()
+        assert page.locator("#export-status .run-status").inner_text() == "done"
+        assert page.get_by_role("heading", name="Dataset card").is_visible()
+    finally:
+        context.close()
