@@ -44,9 +44,22 @@ def export_list(request: HttpRequest) -> HttpResponse:
     return render(request, "curation/exports/index.html", context, status=status)
 
 
+def _described(options: dict) -> list[str]:
+    """``key: a, b`` lines for an export's filters or split policy (lists joined, nested dicts flattened)."""
+    lines = []
+    for key, value in sorted(options.items()):
+        if isinstance(value, dict):
+            value = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in value.items())
+        elif isinstance(value, list | tuple):
+            value = ", ".join(map(str, value))
+        lines.append(f"{key}: {value}")
+    return lines
+
+
 def _context(export: Export) -> dict:
     active = export.status in (RunStatus.QUEUED, RunStatus.RUNNING)
     return {"export": export, "active": active, "percent": round(export.progress * 100),
+            "filters": _described(export.filters), "split_policy": _described(export.split_policy),
             "card": render_card(export.card) if export.card else None,
             "rows": sum((export.manifest.get("splits") or {}).values())}
 
