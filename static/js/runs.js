@@ -29,7 +29,8 @@
       options: {
         animation: false, responsive: true, parsing: false,
         scales: {
-          x: { type: "linear", title: { display: true, text: "verifications used" }, beginAtZero: true },
+          x: { type: "linear", title: { display: true, text: "verifications used" }, beginAtZero: true,
+               ticks: { precision: 0 } },
           y: { title: { display: true, text: "best speedup over source (×)" }, beginAtZero: true }
         },
         plugins: { legend: { display: false } }
