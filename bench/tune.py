@@ -57,12 +57,9 @@ def sample(level: int, per_level: int) -> list:
 
 
 def shapes_at(info, t: float) -> dict[str, int]:
-    sets = {}
-    for key, paper in info.paper_shapes.items():
-        default = info.default_shapes.get(key)
-        if isinstance(paper, int) and isinstance(default, int) and default > 0 and paper > 0:
-            sets[key] = max(1, round(default * (paper / default) ** t))
-    return sets
+    from workloads.variants import scaled_shapes
+
+    return scaled_shapes(info, t)
 
 
 def eager_ms(info, sets: dict[str, int]) -> float:

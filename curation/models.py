@@ -277,6 +277,9 @@ class Trajectory(models.Model):
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
     steps = models.JSONField(default=list, help_text="ordered step ids of the best path")
     explored = models.JSONField(default=list, blank=True, help_text="the explored tree, for the run page")
+    series = models.JSONField(default=list, blank=True,
+                              help_text="best speedup after each verification: [{verifications, seconds, "
+                                        "best_speedup}], written while the run goes")
     best_speedup = models.FloatField(null=True, blank=True)
     best_state = models.ForeignKey(ProgramState, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")

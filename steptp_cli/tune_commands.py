@@ -9,6 +9,11 @@ improvement), 1 when the source could not be loaded.
 
 ``evaluate STEPS.jsonl --url URL --model M [--limit N] [--json OUT.json]`` — single-step rates of a model
 on an exported split (``tuner.evaluate``), per strategy and level, as a table (and JSON).
+
+``evaluate-multi WORKLOAD... --algos beam,greedy --budgets 4,8,16 [--policy rule|llm] [--eager] -o OUT``
+— multi-step evaluation (``tuner.multistep``): per workload and algorithm the best speedup within each
+verification budget; mean/median/max/geomean and fast_1 per algorithm and budget as a table, and
+``OUT.csv``, ``OUT.svg`` (speedup against budget) and ``OUT.json`` (every curve).
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ def register(subparsers) -> None:
     tune.add_argument("-o", "--output", required=True, metavar="RUN.jsonl")
     tune.set_defaults(handler=run_tune)
     register_evaluate(subparsers)
+    register_evaluate_multi(subparsers)
 
 
 def make_policy(args: argparse.Namespace, program_name: str):
@@ -170,4 +176,162 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:
             json.dump(report, handle, indent=2, sort_keys=True)
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------------------------ evaluate-multi
+
+
+def register_evaluate_multi(subparsers) -> None:
+    ev = subparsers.add_parser("evaluate-multi", help="best speedup per algorithm within budgets, and a plot",
+                               description="Run each search algorithm on each workload up to the largest "
+                                           "verification budget; report the best speedup within every "
+                                           "budget (mean, median, max, geomean, fast_1) as a table, CSV, "
+                                           "SVG plot and JSON.")
+    ev.add_argument("sources", nargs="+", metavar="WORKLOAD|FILE.leir",
+                    help="workload ids (level1, level2 for whole suites) or .leir files")
+    ev.add_argument("--algos", default="greedy,beam", help="comma-separated (default greedy,beam)")
+    ev.add_argument("--budgets", default="4,8,16", help="verification budgets, comma-separated")
+    ev.add_argument("--policy", choices=("rule", "llm"), default="rule")
+    ev.add_argument("--width", type=int, default=4, help="beam width (default 4)")
+    ev.add_argument("--branch", type=int, default=8)
+    ev.add_argument("--max-depth", type=int, default=8)
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--dtype", choices=("f32", "f64", "f16"), default="f32")
+    ev.add_argument("--target", default="llvm")
+    ev.add_argument("--repeats", type=int, default=5)
+    ev.add_argument("--min-repeat-ms", type=float, default=20.0)
+    ev.add_argument("--no-cache", action="store_true")
+    ev.add_argument("--shape-t", type=float, default=None, metavar="T",
+                    help="run built-in workloads T (0..1) of the way from default to paper sizes; at the "
+                         "tiny defaults eager's per-call overhead makes fast_1 meaningless")
+    ev.add_argument("--eager", action="store_true",
+                    help="time PyTorch eager once per workload for fast_1 (workloads with a module only)")
+    ev.add_argument("--url", default=os.environ.get("STEPTP_LLM_URL"))
+    ev.add_argument("--model", default=os.environ.get("STEPTP_LLM_MODEL"))
+    ev.add_argument("--api-key-env", default="STEPTP_LLM_KEY")
+    ev.add_argument("--samples", type=int, default=1)
+    ev.add_argument("--temperature", type=float, default=0.0)
+    ev.add_argument("--request-timeout", type=float, default=120.0)
+    ev.add_argument("-o", "--output", required=True, metavar="OUT",
+                    help="writes OUT.csv, OUT.svg and OUT.json")
+    ev.set_defaults(handler=run_evaluate_multi, replay=None)
+
+
+def _positive_ints(text: str, what: str) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"{what}: {text!r} is not a comma-separated list of whole numbers") from None
+    if not values or min(values) < 1:
+        raise UsageError(f"{what}: give positive whole numbers, e.g. 4,8,16")
+    return sorted(set(values))
+
+
+def _scaled(source, t: float, dtype: str):
+    """A built-in workload's source re-translated at ``scaled_shapes(info, t)``; files stay as they are."""
+    from leir.frontend import translate_file
+    from leir.program import program_hash
+    from leir.strategies.generation import Source
+    from leir.strategies.records import SourceInfo
+    from workloads.registry import WorkloadError, get_workload
+    from workloads.variants import scaled_shapes
+
+    if not source.info.workload:
+        return source
+    try:
+        info = get_workload(source.info.workload)
+    except WorkloadError:
+        return source
+    sets = scaled_shapes(info, t)
+    program = translate_file(info.path, sets=sets, dtype=dtype, keep_dead_blocks=True).program
+    return Source(SourceInfo(f"{info.id}@{dtype}#t{t:g}", info.id, info.level, dtype, 0, sets,
+                             program_hash(program)), program)
+
+
+def _eager_ratio(source, pool, args):
+    """How many times the source program's time eager's is (``speedup_vs_torch`` of the source)."""
+    from verifier.reference import TorchSourceReference
+    from verifier.verify import verify
+    from workloads.registry import WorkloadError, get_workload
+
+    if not source.info.workload:
+        return None
+    try:
+        path = get_workload(source.info.workload).path
+    except WorkloadError:
+        return None
+    result = verify(source.program, source=source.program, time=True, pool=pool, cache=False,
+                    reference=TorchSourceReference(path, dict(source.info.sets), source.info.dtype),
+                    repeats=args.repeats, min_repeat_ms=args.min_repeat_ms)
+    return result.speedup_vs_torch
+
+
+def run_evaluate_multi(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from steptp_cli.dataset_commands import load_sources
+    from tuner.measure import Measurer
+    from tuner.multistep import CSV_COLUMNS, evaluate_multi, write_csv
+    from tuner.search import ALGORITHMS
+    from tuner.svgplot import speedup_plot
+
+    algorithms = [a.strip() for a in args.algos.split(",") if a.strip()]
+    unknown = [a for a in algorithms if a not in ALGORITHMS]
+    if unknown or not algorithms:
+        raise UsageError(f"--algos: unknown {', '.join(unknown) or 'none given'}; known: "
+                         f"{', '.join(ALGORITHMS)}")
+    budgets = _positive_ints(args.budgets, "--budgets")
+    if min(args.width, args.branch, args.max_depth) < 1:
+        raise UsageError("--width, --branch and --max-depth must be at least 1")
+    if args.policy == "llm" and (not args.url or not args.model):
+        raise UsageError("--policy llm needs --url and --model (or STEPTP_LLM_URL / STEPTP_LLM_MODEL)")
+    if args.shape_t is not None and not 0.0 <= args.shape_t <= 1.0:
+        raise UsageError("--shape-t: give T between 0 and 1")
+    sources = load_sources(args.sources, dtype=args.dtype, warn=lambda text: print(text, file=sys.stderr))
+    if args.shape_t is not None:
+        sources = [_scaled(source, args.shape_t, args.dtype) for source in sources]
+    if not sources:
+        print("steptp evaluate-multi: no source could be loaded", file=sys.stderr)
+        return EXIT_INVALID
+
+    def make_measurer(source):
+        return Measurer(source.program, target=args.target, cache=not args.no_cache, repeats=args.repeats,
+                        min_repeat_ms=args.min_repeat_ms)
+
+    eager = None
+    pool = None
+    if args.eager:
+        from verifier.sandbox import WorkerPool
+        from verifier.verify import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_S, WARM_MODULES
+
+        pool = WorkerPool(1, warm_modules=WARM_MODULES, timeout=DEFAULT_TIMEOUT_S,
+                          memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB)
+
+        def eager(source):
+            return _eager_ratio(source, pool, args)
+
+    try:
+        report = evaluate_multi(
+            sources, algorithms, budgets,
+            make_policy=lambda source: make_policy(args, source.info.workload or source.info.id),
+            make_measurer=make_measurer, eager_ratio=eager, options={"beam": {"width": args.width}},
+            seed=args.seed, branch=args.branch, max_depth=args.max_depth,
+            progress=lambda line: print(line, file=sys.stderr, flush=True))
+    finally:
+        if pool is not None:
+            pool.close()
+    stem = Path(args.output)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    paths = {"csv": Path(f"{stem}.csv"), "svg": Path(f"{stem}.svg"), "json": Path(f"{stem}.json")}
+    write_csv(report["summary"], paths["csv"])
+    paths["svg"].write_text(speedup_plot(report["summary"]), encoding="utf-8")
+    paths["json"].write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    print(" ".join(f"{c:>9}" for c in CSV_COLUMNS))
+    for row in report["summary"]:
+        cells = ["-" if row[c] is None else f"{row[c]:.3f}" if isinstance(row[c], float) else str(row[c])
+                 for c in CSV_COLUMNS]
+        print(" ".join(f"{cell:>9}" for cell in cells))
+    print("wrote " + ", ".join(str(p) for p in paths.values()), file=sys.stderr)
     return EXIT_OK

@@ -80,3 +80,19 @@ def shape_variants(info: WorkloadInfo, count: int, seed: int, *, attempts_per_va
         seen.add(key)
         variants.append(drawn)
     return variants
+
+
+def scaled_shapes(info: WorkloadInfo, t: float) -> dict[str, int]:
+    """The sizes ``t`` of the way (geometrically, 0..1) from ``default_shapes`` to ``paper_shapes``.
+
+    Used where timing must be meaningful against PyTorch eager (its per-call overhead dominates at the
+    tiny defaults): ``bench/tune.py`` and ``steptp evaluate-multi --shape-t``. Integer sizes only.
+    """
+    if not 0.0 <= t <= 1.0:
+        raise ValueError(f"t must be in [0, 1], got {t}")
+    sets = {}
+    for key, paper in info.paper_shapes.items():
+        default = info.default_shapes.get(key)
+        if isinstance(paper, int) and isinstance(default, int) and default > 0 and paper > 0:
+            sets[key] = max(1, round(default * (paper / default) ** t))
+    return sets

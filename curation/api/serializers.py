@@ -126,6 +126,30 @@ class TrajectorySerializer(serializers.ModelSerializer):
                   "best_speedup", "best_state", "error", "created_at", "finished_at"]
 
 
+class TrajectoryDetailSerializer(TrajectorySerializer):
+    """One run with what its page shows: the explored tree (flat, parent by hash) and the series of the
+    best speedup after each verification."""
+
+    explored = serializers.ListField(child=serializers.DictField(), read_only=True)
+    series = serializers.ListField(child=serializers.DictField(), read_only=True)
+
+    class Meta(TrajectorySerializer.Meta):
+        fields = [*TrajectorySerializer.Meta.fields, "explored", "series"]
+
+
+class TrajectoryCreateSerializer(serializers.Serializer):
+    """What a curator sends to start a run (the service checks the budget and the workload's source)."""
+
+    workload = serializers.SlugRelatedField(slug_field="name", queryset=Workload.objects.all())
+    algorithm = serializers.ChoiceField(choices=["greedy", "beam", "bfs", "dfs", "mcts", "chain"],
+                                        default="beam")
+    policy = serializers.ChoiceField(choices=["rule", "llm"], default="rule")
+    budget = serializers.DictField(child=serializers.FloatField(min_value=0), required=False,
+                                   default=lambda: {"verifications": 40})
+    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+    target = serializers.ChoiceField(choices=["llvm", "cuda"], default="llvm")
+
+
 class ExportSerializer(serializers.ModelSerializer):
     class Meta:
         model = Export

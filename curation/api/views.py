@@ -172,8 +172,28 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
 
 
 class TrajectoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
+    """Tuner runs: curators start them (on the ``tune`` queue); the detail has the explored tree and the
+    best-speedup series, updated while the run goes."""
+
     queryset = Trajectory.objects.select_related("workload")
-    serializer_class = S.TrajectorySerializer
+    roles = {"create": Role.CURATOR}
+
+    def get_serializer_class(self):
+        if self.action == "create":
+            return S.TrajectoryCreateSerializer
+        return S.TrajectoryDetailSerializer if self.action == "retrieve" else S.TrajectorySerializer
+
+    @extend_schema(request=S.TrajectoryCreateSerializer, responses={201: S.TrajectoryDetailSerializer})
+    def create(self, request):
+        from curation.services import tuning
+
+        data = S.TrajectoryCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            trajectory = tuning.start_trajectory(request.user, **data.validated_data)
+        except (ValueError, roles.PermissionDenied) as exc:
+            _service_errors(exc)
+        return Response(S.TrajectoryDetailSerializer(trajectory).data, status=status.HTTP_201_CREATED)
 
 
 class ExportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):

@@ -78,6 +78,22 @@ def select_steps(filters: Mapping[str, Any]) -> QuerySet[Step]:
     return steps.select_related("workload", "before", "after").order_by("step_id")
 
 
+def filter_choices() -> dict[str, list[str]]:
+    """What the export form offers: the levels, strategies and workloads that have verified steps."""
+    verified = Step.objects.filter(
+        verification_status__in=[VerificationStatus.EQUAL_PASS, VerificationStatus.PASS]
+    )
+
+    def distinct(field: str) -> list[str]:
+        return sorted(set(verified.values_list(field, flat=True).distinct()))
+
+    return {
+        "levels": distinct("level"),
+        "strategies": distinct("strategy"),
+        "workloads": distinct("workload__name"),
+    }
+
+
 def step_to_record(step: Step) -> dict[str, Any]:
     """The step as a step record, reflecting its *current* version (edited trace or LEIR included)."""
     record = json.loads(json.dumps(step.record)) if step.record else {}

@@ -6,6 +6,10 @@ and budget, writes the run files under ``$STEPTP_VAR_DIR/tuning/`` (the same fil
 writes), imports the measured steps through the idempotent record import, and records on the row the
 best path (step ids), the explored tree, the best speedup and the best state. A failure is stored on the
 row (status ``failed``, the error), never lost.
+
+While the run goes, every measurement writes the explored tree, the best speedup so far and one point of
+``series`` (best speedup after *k* verifications) to the row, so the run page can poll it: the search
+itself does not know about the database, it only calls its ``progress`` hook.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from curation.models import ProgramState, RunStatus, Trajectory, Workload
+from curation.services.roles import Role, require
 from curation.services.steps import import_step_file
 from curation.services.workloads import source_state
 
@@ -35,13 +40,56 @@ def create_trajectory(workload: Workload, *, algorithm: str = "beam", policy: st
                       user=None) -> Trajectory:
     from tuner.search import ALGORITHMS
 
+    budget = check_budget({"verifications": 40} if budget is None else budget)
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
     if policy not in ("rule", "llm"):
         raise ValueError(f"unknown policy {policy!r}; known: rule, llm")
     return Trajectory.objects.create(workload=workload, algorithm=algorithm, policy=policy,
-                                     budget=budget or {"verifications": 40}, seed=seed, target=target,
+                                     budget=budget, seed=seed, target=target,
                                      created_by=user)
+
+
+def start_trajectory(user, *, workload: Workload, algorithm: str = "beam", policy: str = "rule",
+                     budget: dict[str, Any] | None = None, seed: int = 0, target: str = "llvm",
+                     enqueue: bool = True) -> Trajectory:
+    """A curator's run request (web page, API): checked and stored here, run on the ``tune`` queue."""
+    require(user, Role.CURATOR, "starting a tuner run")
+    if source_state(workload) is None:
+        raise NothingToTune(f"{workload.name} has no source state (its source did not translate)")
+    trajectory = create_trajectory(workload, algorithm=algorithm, policy=policy, budget=budget, seed=seed,
+                                   target=target, user=user)
+    if enqueue:
+        from curation.tasks import enqueue_tuning
+
+        enqueue_tuning(trajectory)
+    return trajectory
+
+
+def check_budget(budget: dict[str, Any]) -> dict[str, Any]:
+    """The budget as stored: only ``tuner.search.Budget`` keys, positive numbers, at least one of them.
+
+    Refused with ``ValueError`` here, when the run is asked for, rather than when a worker starts it.
+    """
+    from tuner.search import Budget
+
+    if not isinstance(budget, dict):
+        raise ValueError("a budget is an object like {\"verifications\": 40}")
+    unknown = sorted(set(budget) - set(Budget.KEYS))
+    if unknown:
+        raise ValueError(f"unknown budget item(s) {', '.join(unknown)}; known: {', '.join(Budget.KEYS)}")
+    out: dict[str, Any] = {}
+    for key, value in budget.items():
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise ValueError(f"budget item {key} must be a positive number, got {value!r}")
+        if key != "seconds" and value != int(value):
+            raise ValueError(f"budget item {key} must be a whole number, got {value!r}")
+        out[key] = float(value) if key == "seconds" else int(value)
+    if not out:
+        raise ValueError("an empty budget; give at least one of " + ", ".join(Budget.KEYS))
+    return out
 
 
 def _policy(trajectory: Trajectory):
@@ -63,6 +111,49 @@ def explored_tree(search) -> list[dict[str, Any]]:
              "label": n.label()} for n in search.seen.values()]
 
 
+def series_point(search) -> dict[str, Any]:
+    """Where the run stands: verifications used, seconds, best speedup so far."""
+    return {"verifications": search.usage.verifications, "seconds": round(search.usage.seconds(), 3),
+            "best_speedup": search.best.speedup}
+
+
+class LiveProgress:
+    """The search's ``progress`` hook: after each measurement, the tree and the series go to the row."""
+
+    def __init__(self, trajectory_pk: int) -> None:
+        self.pk = trajectory_pk
+        self.series: list[dict[str, Any]] = [{"verifications": 0, "seconds": 0.0, "best_speedup": 1.0}]
+
+    def __call__(self, search) -> None:
+        point = series_point(search)
+        if point["verifications"] > self.series[-1]["verifications"]:
+            self.series.append(point)
+        Trajectory.objects.filter(pk=self.pk).update(explored=explored_tree(search), series=self.series,
+                                                     best_speedup=search.best.speedup)
+
+
+def tree_of(explored: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The flat explored list as nested nodes (``children``), roots first; siblings fastest first."""
+    nodes = {entry["hash"]: {**entry, "children": []} for entry in explored}
+    roots = []
+    for node in nodes.values():
+        parent = nodes.get(node["parent"]) if node["parent"] else None
+        (parent["children"] if parent else roots).append(node)
+    for node in nodes.values():
+        node["children"].sort(key=lambda n: (-(n["speedup"] or 0.0), n["hash"]))
+    return roots
+
+
+def best_path_hashes(explored: list[dict[str, Any]], best_hash: str | None) -> set[str]:
+    """The hashes on the path from the source to ``best_hash`` (highlighted on the run page)."""
+    by_hash = {entry["hash"]: entry for entry in explored}
+    path, current = set(), by_hash.get(best_hash or "")
+    while current is not None and current["hash"] not in path:
+        path.add(current["hash"])
+        current = by_hash.get(current["parent"] or "")
+    return path
+
+
 def run_trajectory(trajectory_pk: int, *, options: dict[str, Any] | None = None,
                    measure: dict[str, Any] | None = None) -> Trajectory:
     """Run one stored trajectory (``options`` go to the algorithm, ``measure`` to the ``Measurer``)."""
@@ -75,8 +166,9 @@ def run_trajectory(trajectory_pk: int, *, options: dict[str, Any] | None = None,
 
     trajectory = Trajectory.objects.select_related("workload").get(pk=trajectory_pk)
     workload = trajectory.workload
-    trajectory.status, trajectory.error = RunStatus.RUNNING, ""
-    trajectory.save(update_fields=["status", "error"])
+    live = LiveProgress(trajectory.pk)
+    trajectory.status, trajectory.error, trajectory.series = RunStatus.RUNNING, "", live.series
+    trajectory.save(update_fields=["status", "error", "series"])
     try:
         state = source_state(workload)
         if state is None:
@@ -89,7 +181,7 @@ def run_trajectory(trajectory_pk: int, *, options: dict[str, Any] | None = None,
         measurer = Measurer(program, target=trajectory.target, **(measure or {}))
         try:
             search = tune(Source(info, program), _policy(trajectory), measurer, budget,
-                          algo=trajectory.algorithm, seed=trajectory.seed, options=options)
+                          algo=trajectory.algorithm, seed=trajectory.seed, options=options, progress=live)
         finally:
             measurer.close()
         path = run_path(trajectory)
@@ -102,6 +194,10 @@ def run_trajectory(trajectory_pk: int, *, options: dict[str, Any] | None = None,
         return trajectory
     trajectory.steps = [n.record["step_id"] for n in search.best_path()[1:]]
     trajectory.explored = explored_tree(search)
+    final = series_point(search)
+    if final["verifications"] > live.series[-1]["verifications"]:
+        live.series.append(final)
+    trajectory.series = live.series
     trajectory.best_speedup = search.best.speedup
     trajectory.best_state = ProgramState.objects.filter(workload=workload,
                                                         program_hash=search.best.hash).first()

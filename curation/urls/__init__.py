@@ -4,4 +4,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("curation.urls.dashboard")),
+    path("", include("curation.urls.exports")),
+    path("", include("curation.urls.runs")),
 ]
