@@ -13,6 +13,12 @@ What an export writes, under ``$STEPTP_VAR_DIR/exports/<id>/``:
 Splits are by source workload, never by step (no program leaks between train and test), assigned from
 the seed alone. Same steps + same options + same seed → byte-identical files: rows are ordered by step id,
 JSON is written with sorted keys, and nothing time-dependent is written.
+
+An export of 100,000 steps must take seconds, so the work is split where the time went: steps are read
+as value rows with each state decoded once (``export_records``), each split is rendered once for every
+format and the lint, row files are written without re-encoding shared texts (``export_files``) and the
+lint checks what rows share once (``export_lint``). The bytes are those of the plain path, which
+``tests/backend/export_oracle.py`` keeps and ``test_curation_export_identity`` compares file by file.
 """
 
 from __future__ import annotations
