@@ -18,18 +18,15 @@ from curation.services import exports
 from curation.services.export_files import _dump, escape_texts, write_jsonl
 from curation.services.roles import Role
 from leir.strategies.base import StrategyError
-from verifier.tokens import PrefixTokenCounter, count_tokens
 
 from .export_oracle import write_export as oracle_export
 from .fixtures import builtin, engine_step, user
-
-pytestmark = pytest.mark.django_db
 
 WORKLOADS = ("level1/layer_norm", "level1/softmax", "level1/conv2d", "level2/conv2d_groupnorm_silu")
 
 
 @pytest.fixture
-def steps():
+def steps(db):
     made = []
     for name in WORKLOADS:
         workload = builtin(name)
@@ -70,6 +67,7 @@ CASES = {
 }
 
 
+@pytest.mark.django_db
 @pytest.mark.parametrize("case", list(CASES))
 def test_export_is_byte_identical_to_the_old_path(steps, case, settings, tmp_path):
     settings.VAR_DIR = tmp_path / "var"
@@ -86,21 +84,6 @@ def test_export_is_byte_identical_to_the_old_path(steps, case, settings, tmp_pat
     assert export.lint["rows"] > 0
     if "max_length" in options.get("filters", {}):
         assert export.lint["over_max_length"] > 0  # the two-part token count really ran on long rows
-
-
-def test_prefix_token_counter_equals_counting_the_joined_text():
-    counter = PrefixTokenCounter()
-    prefixes = [
-        "You are an expert.Program: softmax\n\nTensors:\n- A: input\n\nLEIR (canonical):\nfor i: B[i] = A[i]\n\nApply",
-        "no newline before a letter here: \n 1\n\n",
-        "\nA\u0301ccent: a combining mark after the letter\nZ",
-        "crlf\r\nLine and tabs\t\n\tx\nY's contraction",
-        "",
-    ]
-    rests = ["", " then inside <answer>{\"k\": 1}</answer>", "'s and 'll", "\n\nNext", "x" * 50, "\u0301 mark"]
-    for prefix in prefixes:
-        for rest in rests:
-            assert counter(prefix, rest) == count_tokens(prefix + rest), (prefix, rest)
 
 
 def test_the_line_writer_writes_what_json_dumps_writes(tmp_path):
