@@ -69,6 +69,15 @@ def _speedup_factors(loops: tuple[Loop, ...]) -> tuple[float, float]:
     return min(parallel, float(CORES)), vector
 
 
+def _iterations(loops: tuple[Loop, ...]) -> float:
+    """How often a statement under ``loops`` runs: the product of their extents (the cost and the FLOP
+    count must agree on it)."""
+    iterations = 1.0
+    for lp in loops:
+        iterations *= lp.extent
+    return iterations
+
+
 def _overhead(loops: tuple[Loop, ...]) -> float:
     total, trips = 0.0, 1.0
     for lp in loops:
@@ -84,9 +93,7 @@ def program_cost(program: Program) -> CostBreakdown:
     for block in program.body.blocks:
         counted: set[tuple[Loop, ...]] = set()
         for _path, stmt, loops in item_statements(block):
-            iterations = 1.0
-            for lp in loops:
-                iterations *= lp.extent
+            iterations = _iterations(loops)
             parallel, vector = _speedup_factors(loops)
             refs = (*stmt_reads(stmt), stmt.target)
             touched = sum(DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT.get(r.scope, 1.0) for r in refs)
@@ -104,9 +111,6 @@ def program_flops(program: Program) -> float:
     total = 0.0
     for block in program.body.blocks:
         for _path, stmt, loops in item_statements(block):
-            iterations = 1.0
-            for lp in loops:
-                iterations *= lp.extent
-            total += iterations * expr_ops(stmt.value, transcendental=1.0)
+            total += _iterations(loops) * expr_ops(stmt.value, transcendental=1.0)
     return total
 

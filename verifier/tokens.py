@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -40,6 +41,35 @@ def _tokenizer():
 def count_tokens(text: str) -> int:
     """Qwen2.5 tokens of ``text`` (special-token spellings count as plain text)."""
     return len(_tokenizer().encode(text, allowed_special=set(), disallowed_special=()))
+
+
+#: A newline followed by an ASCII letter: Qwen's pre-tokenizer always ends a piece between the two.
+_PIECE_BOUNDARY = re.compile(r"\n(?=[A-Za-z])")
+
+
+class PrefixTokenCounter:
+    """``count_tokens(prefix + rest)`` for many texts that share a few prefixes (an export's prompts).
+
+    Exact, not an estimate: BPE merges only inside the pieces Qwen's pre-tokenizer cuts, and no piece
+    spans a newline followed by a letter (the letter alternative excludes a leading newline, the
+    whitespace alternatives stop at a non-space, and nothing looks behind); NFC normalisation cannot
+    join the two either. So a prefix cut just after its last such newline contributes the same tokens
+    whatever follows; that head is counted once per distinct prefix and only the tail is counted per
+    text.
+    """
+
+    def __init__(self) -> None:
+        self._heads: dict[str, tuple[int, int]] = {}
+
+    def __call__(self, prefix: str, rest: str) -> int:
+        head = self._heads.get(prefix)
+        if head is None:
+            cut = 0
+            for match in _PIECE_BOUNDARY.finditer(prefix):
+                cut = match.end()
+            head = self._heads[prefix] = (cut, count_tokens(prefix[:cut]) if cut else 0)
+        cut, tokens = head
+        return tokens + count_tokens(prefix[cut:] + rest)
 
 
 @dataclass(frozen=True)

@@ -13,16 +13,21 @@ What an export writes, under ``$STEPTP_VAR_DIR/exports/<id>/``:
 Splits are by source workload, never by step (no program leaks between train and test), assigned from
 the seed alone. Same steps + same options + same seed → byte-identical files: rows are ordered by step id,
 JSON is written with sorted keys, and nothing time-dependent is written.
+
+An export of 100,000 steps must take seconds, so the work is split where the time went: steps are read
+as value rows with each state decoded once (``export_records``), each split is rendered once for every
+format and the lint, row files are written without re-encoding shared texts (``export_files``) and the
+lint checks what rows share once (``export_lint``). The bytes are those of the plain path, which
+``tests/backend/export_oracle.py`` keeps and ``test_curation_export_identity`` compares file by file.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import random
 import re
 import shutil
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +36,14 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from curation.models import Export, ReviewStatus, RunStatus, Step, VerificationStatus
+from curation.services.export_files import escape_texts, sha256_of, write_jsonl, write_parquet
+from curation.services.export_lint import lint_rows
+from curation.services.export_records import collect_records
 from curation.services.roles import Role, require
 
 FORMATS = ("messages", "prompt-completion", "parquet")
 DEFAULT_SPLITS = {"train": 0.8, "validation": 0.1, "test": 0.1}
 DEFAULT_MAX_LENGTH = 8192
-CHUNK = 2000
-#: Rows tokenised for the mean/max token length an export reports (seeded sample).
-TOKEN_SAMPLE = 1000
 
 
 class NoSuchFile(LookupError):
@@ -94,46 +99,6 @@ def filter_choices() -> dict[str, list[str]]:
     }
 
 
-def step_to_record(step: Step) -> dict[str, Any]:
-    """The step as a step record, reflecting its *current* version (edited trace or LEIR included)."""
-    record = json.loads(json.dumps(step.record)) if step.record else {}
-    record.update(
-        {
-            "step_id": step.step_id,
-            "status": "verified",
-            "strategy": step.strategy,
-            "number": step.number,
-            "level": step.level,
-            "exactness": step.exactness,
-            "depth": step.depth,
-            "site": step.site,
-            "params": step.params,
-        }
-    )
-    record.setdefault(
-        "source",
-        {
-            "id": step.workload.name,
-            "workload": step.workload.name,
-            "level": step.workload.level,
-            "dtype": step.workload.dtype,
-        },
-    )
-    record["parent"] = {
-        **record.get("parent", {}),
-        "hash": step.before.program_hash,
-        "program": step.before.as_program_json(),
-    }
-    record["child"] = {
-        **(record.get("child") or {}),
-        "hash": step.after.program_hash,
-        "program": step.after.as_program_json(),
-    }
-    record["trace"] = {**step.trace, "text": step.trace_text}
-    record["review"] = {"status": step.review_status, "version": step.version, "origin": step.origin}
-    return record
-
-
 # ------------------------------------------------------------------------------------------- splits
 
 
@@ -161,126 +126,20 @@ def _fractions(split_policy: Mapping[str, Any]) -> dict[str, float]:
 def assign_splits(
     records: Sequence[Mapping[str, Any]], seed: int, fractions: Mapping[str, float]
 ) -> dict[str, list[Mapping[str, Any]]]:
+    """Records by split, input order kept; each workload's split is hashed once, not once per step."""
     out: dict[str, list[Mapping[str, Any]]] = {name: [] for name in fractions}
+    of_workload: dict[str, str] = {}
     for record in records:
         source = record.get("source") or {}
-        out[split_of(str(source.get("workload") or source.get("id")), seed, fractions)].append(record)
+        workload = str(source.get("workload") or source.get("id"))
+        split = of_workload.get(workload)
+        if split is None:
+            split = of_workload[workload] = split_of(workload, seed, fractions)
+        out[split].append(record)
     return out
 
 
-# -------------------------------------------------------------------------------------------- lint
-
-_ANSWER = re.compile(r"<answer>(.*)</answer>\s*$", re.DOTALL)
-_THINK = re.compile(r"^<think>(.*)</think>", re.DOTALL)
-_TICKS = re.compile(r"`([^`]+)`")
-
-
-def lint_rows(
-    rows: Iterable[tuple[Mapping[str, Any], Mapping[str, Any]]],
-    *,
-    max_length: int,
-    count_tokens: Callable[[str], int],
-) -> dict[str, Any]:
-    """Check every (record, messages-row): the answer parses with the promised keys, the trace quotes
-    only what the states contain, and the token length fits ``max_length``.
-
-    Tokenising is most of an export's time, so only the rows that *can* exceed ``max_length`` are
-    tokenised for that count — a BPE token covers at least one byte, so a row of at most ``max_length``
-    UTF-8 bytes never has more tokens — plus a seeded sample of ``TOKEN_SAMPLE`` rows for the reported
-    mean and max (all rows when there are fewer). The over-length count is therefore exact.
-    """
-    from leir.strategies.rendering import ANSWER_KEYS
-
-    problems: list[str] = []
-    lengths: list[int] = []
-    over = 0
-    rows = list(rows)
-    sampled = set(random.Random(0).sample(range(len(rows)), min(len(rows), TOKEN_SAMPLE)))
-    for index, (record, row) in enumerate(rows):
-        answer = row["messages"][-1]["content"]
-        prompt = "".join(turn["content"] for turn in row["messages"][:-1])
-        match = _ANSWER.search(answer)
-        try:
-            parsed = json.loads(match.group(1)) if match else None
-        except json.JSONDecodeError:
-            parsed = None
-        objects = parsed if isinstance(parsed, list) else [parsed]
-        if parsed is None or not all(
-            isinstance(o, dict) and sorted(o) == sorted(ANSWER_KEYS) for o in objects
-        ):
-            problems.append(f"{record['step_id'][:12]}: answer is not the JSON the prompt promises")
-        if not all(key in prompt for key in ANSWER_KEYS):
-            problems.append(f"{record['step_id'][:12]}: prompt does not name the answer keys")
-        think = _THINK.search(answer)
-        texts = record["parent"]["program"]["leir"] + record["child"]["program"]["leir"]
-        for fragment in _TICKS.findall(think.group(1) if think else ""):
-            if fragment not in texts:
-                problems.append(
-                    f"{record['step_id'][:12]}: trace quotes `{fragment[:40]}`, not in either state"
-                )
-        text = prompt + answer
-        if index in sampled or len(text.encode("utf-8")) > max_length:
-            tokens = count_tokens(text)
-            over += tokens > max_length
-            if index in sampled:
-                lengths.append(tokens)
-    return {
-        "rows": len(rows),
-        "token_sample": len(lengths),
-        "problems": problems[:200],
-        "problem_count": len(problems),
-        "max_length": max_length,
-        "over_max_length": over,
-        "tokens": {"max": max(lengths, default=0), "mean": (sum(lengths) / len(lengths)) if lengths else 0},
-    }
-
-
-# ------------------------------------------------------------------------------------------ writing
-
-
-def _dump(row: Mapping[str, Any]) -> str:
-    return json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def _write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> int:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    count = 0
-    with path.open("w", encoding="utf-8", newline="\n") as handle:
-        for row in rows:
-            handle.write(_dump(row) + "\n")
-            count += 1
-    return count
-
-
-def _write_parquet(path: Path, rows: list[Mapping[str, Any]], config: str) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    if config == "messages":
-        turn = pa.struct([("content", pa.string()), ("role", pa.string())])
-        schema = pa.schema([("messages", pa.list_(turn))])
-        table = pa.Table.from_pylist(
-            [
-                {"messages": [{"content": t["content"], "role": t["role"]} for t in r["messages"]]}
-                for r in rows
-            ],
-            schema=schema,
-        )
-    else:
-        schema = pa.schema([("prompt", pa.string()), ("completion", pa.string())])
-        table = pa.Table.from_pylist(
-            [{"prompt": r["prompt"], "completion": r["completion"]} for r in rows], schema=schema
-        )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, compression="zstd", write_statistics=False, store_schema=False)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+# ------------------------------------------------------------------------------------------- the card
 
 
 def dataset_card(
@@ -466,18 +325,13 @@ def _set_progress(export: Export, value: float, progress: Callable[[float], None
 def _write_export(export: Export, progress: Callable[[float], None] | None) -> None:
     from leir.strategies.filtering import apply_policy, get_policy
     from leir.strategies.records import strategy_counts
-    from leir.strategies.rendering import render
+    from leir.strategies.rendering import render_texts, row
     from verifier.cache import toolchain_versions
-    from verifier.tokens import count_tokens
+    from verifier.tokens import PrefixTokenCounter
 
     fractions = _fractions(export.split_policy)
-    steps = select_steps(export.filters)
-    total = steps.count()
-    records: list[dict[str, Any]] = []
-    for index, step in enumerate(steps.iterator(chunk_size=CHUNK)):
-        records.append(step_to_record(step))
-        if index % CHUNK == 0:
-            _set_progress(export, 0.5 * index / max(total, 1), progress)
+    records = collect_records(select_steps(export.filters))
+    _set_progress(export, 0.3, progress)
     filtering = None
     policy_name = export.filters.get("policy")
     if policy_name:
@@ -495,27 +349,30 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
     configs = [f for f in export.formats if f != "parquet"] or ["messages"]
-    rows_by = {
-        (config, split): list(render(split_records, config))
-        for config in configs
-        for split, split_records in by_split.items()
-    }
-    for (config, split), rows in rows_by.items():
-        if config in export.formats:
-            _write_jsonl(directory / config / f"{split}.jsonl", rows)
-        if "parquet" in export.formats:
-            folder = config.replace("-", "_")
-            _write_parquet(directory / "data" / folder / f"{split}-00000-of-00001.parquet", rows, config)
+    pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
+    splits: dict[str, int] = {}
+    for split, split_records in by_split.items():
+        # rendered once per split; every format (and the lint) is a view of the same texts
+        texts = list(render_texts(split_records))
+        escaped = escape_texts(texts)
+        splits[split] = len(texts)
+        for config in configs:
+            if config in export.formats:
+                write_jsonl(directory / config / f"{split}.jsonl", texts, escaped, config)
+            rows = [row(prompt, answer, config) for prompt, answer in texts]
+            if "parquet" in export.formats:
+                folder = config.replace("-", "_")
+                write_parquet(directory / "data" / folder / f"{split}-00000-of-00001.parquet", rows, config)
+            if config == "messages":
+                pairs += zip(split_records, rows, strict=True)
+        if "messages" not in configs:
+            pairs += zip(split_records, (row(p, a, "messages") for p, a in texts), strict=True)
     _set_progress(export, 0.8, progress)
-    pairs = [
-        (record, row)
-        for split, split_records in by_split.items()
-        for record, row in zip(split_records, render(split_records, "messages"), strict=True)
-    ]
     lint = lint_rows(
-        pairs, max_length=int(export.filters.get("max_length", DEFAULT_MAX_LENGTH)), count_tokens=count_tokens
+        pairs,
+        max_length=int(export.filters.get("max_length", DEFAULT_MAX_LENGTH)),
+        count_tokens=PrefixTokenCounter(),
     )
-    splits = {split: len(rows_by[(configs[0], split)]) for split in by_split}
     card = dataset_card(
         name=export.name,
         splits=splits,
@@ -530,7 +387,7 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
     )
     (directory / "README.md").write_text(card, encoding="utf-8")
     files = [
-        {"name": str(p.relative_to(directory)), "bytes": p.stat().st_size, "sha256": _sha256(p)}
+        {"name": str(p.relative_to(directory)), "bytes": p.stat().st_size, "sha256": sha256_of(p)}
         for p in sorted(directory.rglob("*"))
         if p.is_file()
     ]
@@ -550,7 +407,7 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
         {
             "name": "manifest.json",
             "bytes": (directory / "manifest.json").stat().st_size,
-            "sha256": _sha256(directory / "manifest.json"),
+            "sha256": sha256_of(directory / "manifest.json"),
         }
     )
     Export.objects.filter(pk=export.pk).update(

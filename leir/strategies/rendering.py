@@ -100,8 +100,12 @@ def _answer_object(record: Mapping[str, Any]) -> dict[str, str]:
     return {IR_KEY: record["child"]["program"]["leir"], STRATEGY_KEY: record["strategy"]}
 
 
+#: ``json.dumps(..., ensure_ascii=False)`` without building an encoder per call (the same text).
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
 def answer_text(record: Mapping[str, Any]) -> str:
-    answer = json.dumps(_answer_object(record), ensure_ascii=False)
+    answer = _ENCODER.encode(_answer_object(record))
     return f"<think>{record['trace']['text']}</think><answer>{answer}</answer>"
 
 
@@ -143,15 +147,23 @@ def choose_alternatives(records: Sequence[Mapping[str, Any]], k: int,
     return (first + rest)[:k]
 
 
-def render(records: Sequence[Mapping[str, Any]], fmt: str, *, multi_answer: int = 1,
-           seed: int = 0) -> Iterator[dict[str, Any]]:
-    """SFT rows: one per verified step, or (``multi_answer`` >= 2) one per state with >= 2 steps."""
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+def render_texts(records: Sequence[Mapping[str, Any]], *, multi_answer: int = 1,
+                 seed: int = 0) -> Iterator[tuple[str, str]]:
+    """The (prompt, answer) texts of the rows ``render`` makes, in the same order.
+
+    One prompt is built per distinct (program name, parent program object): steps from one state share
+    their prompt, and an export renders tens of thousands of steps from a few hundred states. Keyed by
+    the program object itself (kept alive in the memo), so equal hashes of unequal programs never mix.
+    """
     usable = [r for r in records if renderable(r)]
     if multi_answer <= 1:
+        prompts: dict[tuple[str, int], tuple[Mapping[str, Any], str]] = {}
         for record in usable:
-            yield row(prompt_text(record), answer_text(record), fmt)
+            program = record["parent"]["program"]
+            key = (program_name(record), id(program))
+            if key not in prompts:
+                prompts[key] = (program, prompt_text(record))
+            yield prompts[key][1], answer_text(record)
         return
     by_state: dict[str, list[Mapping[str, Any]]] = {}
     for record in usable:
@@ -160,4 +172,13 @@ def render(records: Sequence[Mapping[str, Any]], fmt: str, *, multi_answer: int 
         chosen = choose_alternatives(group, multi_answer, seed)
         if len(chosen) < 2:
             continue
-        yield row(prompt_text(chosen[0], len(chosen)), multi_answer_text(chosen), fmt)
+        yield prompt_text(chosen[0], len(chosen)), multi_answer_text(chosen)
+
+
+def render(records: Sequence[Mapping[str, Any]], fmt: str, *, multi_answer: int = 1,
+           seed: int = 0) -> Iterator[dict[str, Any]]:
+    """SFT rows: one per verified step, or (``multi_answer`` >= 2) one per state with >= 2 steps."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+    for prompt, answer in render_texts(records, multi_answer=multi_answer, seed=seed):
+        yield row(prompt, answer, fmt)
