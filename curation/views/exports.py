@@ -45,11 +45,15 @@ def export_list(request: HttpRequest) -> HttpResponse:
 
 
 def _described(options: dict) -> list[str]:
-    """``key: a, b`` lines for an export's filters or split policy (lists joined, nested dicts flattened)."""
+    """``key: a, b`` lines for an export's filters or split policy (lists joined, nested dicts flattened).
+
+    Keys are sorted at every level: PostgreSQL's jsonb does not keep the order they were written in.
+    """
     lines = []
     for key, value in sorted(options.items()):
         if isinstance(value, dict):
-            value = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in value.items())
+            value = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
+                              for k, v in sorted(value.items()))
         elif isinstance(value, list | tuple):
             value = ", ".join(map(str, value))
         lines.append(f"{key}: {value}")

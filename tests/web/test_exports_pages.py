@@ -56,7 +56,7 @@ def test_curators_create_an_export_with_the_chosen_options(client, approved):
     assert export.split_policy == {"fractions": {"train": 0.5, "test": 0.5}}
     assert export.formats == ["messages", "parquet"] and export.seed == 3
     page = client.get(response["Location"]).content.decode()
-    assert f"exactness: E; levels: {approved.level}" in page and "fractions: train 0.5, test 0.5" in page
+    assert f"exactness: E; levels: {approved.level}" in page and "fractions: test 0.5, train 0.5" in page
 
 
 @pytest.mark.parametrize(("change", "message"), [
