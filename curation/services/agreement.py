@@ -36,23 +36,36 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     return (observed - expected) / (1.0 - expected)
 
 
-def agreement_by_strategy() -> list[Agreement]:
-    """One ``Agreement`` per strategy that has at least one reviewed pair, sorted by strategy."""
+def _pairs() -> tuple[dict[str, list[tuple[str, str]]], dict[str, list[int]]]:
+    """Per strategy: the decision pairs and the steps whose pair disagreed (plain rows, no model objects)."""
     reviews = (Review.objects.filter(decision__in=[Decision.APPROVE, Decision.REJECT], adjudication=False)
-               .select_related("step").order_by("step_id", "created_at", "id"))
-    first_two: dict[tuple[int, int], list[Review]] = defaultdict(list)
-    for review in reviews:
-        key = (review.step_id, review.step_version)
-        chosen = first_two[key]
-        if len(chosen) < 2 and all(r.reviewer_id != review.reviewer_id for r in chosen):
-            chosen.append(review)
+               .order_by("step_id", "created_at", "id")
+               .values_list("step_id", "step_version", "reviewer_id", "decision", "step__strategy"))
+    first_two: dict[tuple[int, int], list[tuple[int, str, str]]] = defaultdict(list)
+    for step_id, version, reviewer_id, decision, strategy in reviews.iterator(chunk_size=5000):
+        chosen = first_two[(step_id, version)]
+        if len(chosen) < 2 and all(r != reviewer_id for r, _, _ in chosen):
+            chosen.append((reviewer_id, decision, strategy))
     pairs: dict[str, list[tuple[str, str]]] = defaultdict(list)
     disagreements: dict[str, list[int]] = defaultdict(list)
     for (step_id, _), chosen in first_two.items():
         if len(chosen) == 2:
-            strategy = chosen[0].step.strategy
-            pairs[strategy].append((chosen[0].decision, chosen[1].decision))
-            if chosen[0].decision != chosen[1].decision:
+            (_, first, strategy), (_, second, _) = chosen
+            pairs[strategy].append((first, second))
+            if first != second and step_id not in disagreements[strategy]:
                 disagreements[strategy].append(step_id)
+    return pairs, disagreements
+
+
+def agreement_by_strategy() -> list[Agreement]:
+    """One ``Agreement`` per strategy that has at least one reviewed pair, sorted by strategy."""
+    pairs, disagreements = _pairs()
     return [Agreement(s, len(p), sum(a == b for a, b in p) / len(p), cohen_kappa(p), disagreements[s])
             for s, p in sorted(pairs.items())]
+
+
+def disagreeing_steps(strategy: str | None = None) -> list[int]:
+    """Primary keys of the steps whose first two reviewers disagreed (of one strategy, or all)."""
+    _, disagreements = _pairs()
+    chosen = [disagreements.get(strategy, [])] if strategy else list(disagreements.values())
+    return sorted({pk for pks in chosen for pk in pks})

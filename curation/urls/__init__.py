@@ -4,4 +4,6 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("curation.urls.dashboard")),
+    path("", include("curation.urls.workloads")),
+    path("", include("curation.urls.search")),
 ]

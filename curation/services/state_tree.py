@@ -1,0 +1,123 @@
+"""The tree of states a workload's steps reach: parent → children, one edge per step.
+
+Steps form a graph (two paths can reach the same state, and a rewrite can even lead back), so the tree is
+the depth-first spanning tree from a root state: a state is expanded where it is first reached and later
+edges into it point back to it. Large trees are capped (children per state, depth, rows) and every cut
+says how much it hides and offers that state as a new root, so any part of a 100,000-step workload stays
+reachable without sending it all at once. Two queries: the workload's edges and their best speedups.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Max
+
+from curation.models import ProgramState, Step, Verification, Workload
+
+
+@dataclass
+class TreeRow:
+    """One edge (a step) into one state, in pre-order; ``closes`` is how many open lists end after it."""
+
+    step: dict[str, Any]
+    state_pk: int
+    state_hash: str
+    depth: int
+    seen: bool = False
+    children: int = 0
+    hidden: int = 0
+    cut: bool = False
+    best: float | None = None
+    closes: int = 0
+
+    @property
+    def close_range(self) -> range:
+        return range(self.closes)
+
+    @property
+    def has_children(self) -> bool:
+        return self.children > 0
+
+
+@dataclass
+class StateTree:
+    root: ProgramState
+    rows: list[TreeRow]
+    root_children: int
+    root_hidden: int
+    best: float | None
+    edges: int
+    truncated: bool = False
+    states: int = field(default=0)
+
+
+class StateNotInWorkload(LookupError):
+    """The requested root state belongs to another workload (or does not exist)."""
+
+
+def _best(*values: float | None) -> float | None:
+    present = [v for v in values if v is not None]
+    return max(present) if present else None
+
+
+def state_tree(workload: Workload, root: ProgramState | None = None, *, max_children: int = 40,
+               max_depth: int = 12, max_rows: int = 400) -> StateTree | None:
+    """The tree under ``root`` (default: the source state); ``None`` when the workload has no states."""
+    if root is None:
+        root = (workload.states.filter(depth=0).order_by("id").first()
+                or workload.states.order_by("depth", "id").first())
+        if root is None:
+            return None
+    elif root.workload_id != workload.pk:
+        raise StateNotInWorkload(f"state {root.pk} is not a state of {workload.name}")
+    edges = list(Step.objects.filter(workload=workload).order_by("id").values(
+        "pk", "step_id", "strategy", "level", "exactness", "verification_status", "review_status",
+        "before_id", "after_id", "after__program_hash"))
+    speedups = {pk: (parent, source) for pk, parent, source in
+                Verification.objects.filter(step__workload=workload).order_by().values_list("step_id")
+                .annotate(Max("speedup_vs_parent"), Max("speedup_vs_source"))}
+    children: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for edge in edges:
+        edge["speedup_vs_parent"], edge["speedup_vs_source"] = speedups.get(edge["pk"], (None, None))
+        children[edge["before_id"]].append(edge)
+    rows: list[TreeRow] = []
+    seen = {root.pk}
+
+    def expand(state_pk: int, depth: int) -> tuple[int, int, float | None]:
+        """Append the rows under ``state_pk``; (children shown, children hidden, best speedup below)."""
+        out = children.get(state_pk, [])
+        shown = 0
+        best: float | None = None
+        for edge in out:
+            if shown >= max_children or len(rows) >= max_rows:
+                break
+            shown += 1
+            row = TreeRow(edge, edge["after_id"], edge["after__program_hash"], depth)
+            rows.append(row)
+            best = _best(best, edge["speedup_vs_source"])
+            if row.state_pk in seen:
+                row.seen = True
+                continue
+            seen.add(row.state_pk)
+            if children.get(row.state_pk):
+                if depth >= max_depth:
+                    row.cut = True
+                    row.hidden = len(children[row.state_pk])
+                    continue
+                row.children, row.hidden, below = expand(row.state_pk, depth + 1)
+                row.best = _best(edge["speedup_vs_source"], below)
+                best = _best(best, below)
+                if row.children:
+                    rows[-1].closes += 1
+                else:
+                    row.cut = True
+            else:
+                row.best = edge["speedup_vs_source"]
+        return shown, len(out) - shown, best
+
+    root_children, root_hidden, best = expand(root.pk, 1)
+    truncated = len(rows) >= max_rows or root_hidden > 0 or any(r.hidden for r in rows)
+    return StateTree(root, rows, root_children, root_hidden, best, len(edges), truncated, len(seen))
