@@ -78,7 +78,7 @@ def state_tree(workload: Workload, root: ProgramState | None = None, *, max_chil
         "before_id", "after_id", "after__program_hash"))
     speedups = {pk: (parent, source) for pk, parent, source in
                 Verification.objects.filter(step__workload=workload).order_by().values_list("step_id")
-                .annotate(Max("speedup_vs_parent"), Max("speedup_vs_source"))}
+                .annotate(parent=Max("speedup_vs_parent"), source=Max("speedup_vs_source"))}
     children: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for edge in edges:
         edge["speedup_vs_parent"], edge["speedup_vs_source"] = speedups.get(edge["pk"], (None, None))

@@ -29,15 +29,15 @@ def workload_figures(workloads: Iterable[Workload]) -> dict[int, WorkloadFigures
     figures = {pk: WorkloadFigures() for pk in ids}
     accepted = [VerificationStatus.PASS, VerificationStatus.EQUAL_PASS]
     steps = (Step.objects.filter(workload_id__in=ids).order_by().values_list("workload_id")
-             .annotate(Count("id"), Count("id", filter=Q(verification_status__in=accepted)),
-                       Count("id", filter=Q(verification_status__in=accepted,
-                                            review_status=ReviewStatus.APPROVED))))
+             .annotate(total=Count("id"), verified=Count("id", filter=Q(verification_status__in=accepted)),
+                       approved=Count("id", filter=Q(verification_status__in=accepted,
+                                                     review_status=ReviewStatus.APPROVED))))
     for pk, total, verified, approved in steps:
         figures[pk].steps, figures[pk].verified, figures[pk].approved = total, verified, approved
     for pk, count in (ProgramState.objects.filter(workload_id__in=ids).order_by().values_list("workload_id")
-                      .annotate(Count("id"))):
+                      .annotate(n=Count("id"))):
         figures[pk].states = count
     for pk, best in (Verification.objects.filter(state__workload_id__in=ids, step__isnull=False).order_by()
-                     .values_list("state__workload_id").annotate(Max("speedup_vs_source"))):
+                     .values_list("state__workload_id").annotate(best=Max("speedup_vs_source"))):
         figures[pk].best_speedup = best
     return figures
