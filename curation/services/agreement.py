@@ -42,7 +42,7 @@ def _pairs() -> tuple[dict[str, list[tuple[str, str]]], dict[str, list[int]]]:
                .order_by("step_id", "created_at", "id")
                .values_list("step_id", "step_version", "reviewer_id", "decision", "step__strategy"))
     first_two: dict[tuple[int, int], list[tuple[int, str, str]]] = defaultdict(list)
-    for step_id, version, reviewer_id, decision, strategy in reviews.iterator(chunk_size=5000):
+    for step_id, version, reviewer_id, decision, strategy in reviews:
         chosen = first_two[(step_id, version)]
         if len(chosen) < 2 and all(r != reviewer_id for r, _, _ in chosen):
             chosen.append((reviewer_id, decision, strategy))
