@@ -4,7 +4,8 @@ Steps form a graph (two paths can reach the same state, and a rewrite can even l
 the depth-first spanning tree from a root state: a state is expanded where it is first reached and later
 edges into it point back to it. Large trees are capped (children per state, depth, rows) and every cut
 says how much it hides and offers that state as a new root, so any part of a 100,000-step workload stays
-reachable without sending it all at once. Two queries: the workload's edges and their best speedups.
+reachable without sending it all at once. Three queries: the workload's edges (plain tuples), their best
+speedups, and the hashes of the states shown.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def _best(*values: float | None) -> float | None:
 
 
 def state_tree(workload: Workload, root: ProgramState | None = None, *, max_children: int = 40,
-               max_depth: int = 12, max_rows: int = 400) -> StateTree | None:
+               max_depth: int = 12, max_rows: int = 300) -> StateTree | None:
     """The tree under ``root`` (default: the source state); ``None`` when the workload has no states."""
     if root is None:
         root = (workload.states.filter(depth=0).order_by("id").first()
@@ -73,16 +74,21 @@ def state_tree(workload: Workload, root: ProgramState | None = None, *, max_chil
             return None
     elif root.workload_id != workload.pk:
         raise StateNotInWorkload(f"state {root.pk} is not a state of {workload.name}")
-    edges = list(Step.objects.filter(workload=workload).order_by("id").values(
-        "pk", "step_id", "strategy", "level", "exactness", "verification_status", "review_status",
-        "before_id", "after_id", "after__program_hash"))
+    fields = ("pk", "step_id", "strategy", "verification_status", "review_status", "before_id", "after_id")
+    edges = Step.objects.filter(workload=workload).order_by("id").values_list(*fields)
     speedups = {pk: (parent, source) for pk, parent, source in
                 Verification.objects.filter(step__workload=workload).order_by().values_list("step_id")
                 .annotate(parent=Max("speedup_vs_parent"), source=Max("speedup_vs_source"))}
-    children: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for edge in edges:
-        edge["speedup_vs_parent"], edge["speedup_vs_source"] = speedups.get(edge["pk"], (None, None))
-        children[edge["before_id"]].append(edge)
+    children: dict[int, list[tuple]] = defaultdict(list)
+    count = 0
+    for edge in edges:  # tuples: a workload can hold tens of thousands of steps; only shown ones become dicts
+        children[edge[5]].append(edge)
+        count += 1
+
+    def as_row(edge: tuple, depth: int) -> TreeRow:
+        step = dict(zip(fields, edge, strict=True))
+        step["speedup_vs_parent"], step["speedup_vs_source"] = speedups.get(step["pk"], (None, None))
+        return TreeRow(step, step["after_id"], "", depth)
     rows: list[TreeRow] = []
     seen = {root.pk}
 
@@ -95,9 +101,9 @@ def state_tree(workload: Workload, root: ProgramState | None = None, *, max_chil
             if shown >= max_children or len(rows) >= max_rows:
                 break
             shown += 1
-            row = TreeRow(edge, edge["after_id"], edge["after__program_hash"], depth)
+            row = as_row(edge, depth)
             rows.append(row)
-            best = _best(best, edge["speedup_vs_source"])
+            best = _best(best, row.step["speedup_vs_source"])
             if row.state_pk in seen:
                 row.seen = True
                 continue
@@ -108,16 +114,20 @@ def state_tree(workload: Workload, root: ProgramState | None = None, *, max_chil
                     row.hidden = len(children[row.state_pk])
                     continue
                 row.children, row.hidden, below = expand(row.state_pk, depth + 1)
-                row.best = _best(edge["speedup_vs_source"], below)
+                row.best = _best(row.step["speedup_vs_source"], below)
                 best = _best(best, below)
                 if row.children:
                     rows[-1].closes += 1
                 else:
                     row.cut = True
             else:
-                row.best = edge["speedup_vs_source"]
+                row.best = row.step["speedup_vs_source"]
         return shown, len(out) - shown, best
 
     root_children, root_hidden, best = expand(root.pk, 1)
+    shown = {r.state_pk for r in rows}
+    hashes = dict(ProgramState.objects.filter(pk__in=shown).values_list("pk", "program_hash"))
+    for row in rows:
+        row.state_hash = hashes[row.state_pk]
     truncated = len(rows) >= max_rows or root_hidden > 0 or any(r.hidden for r in rows)
-    return StateTree(root, rows, root_children, root_hidden, best, len(edges), truncated, len(seen))
+    return StateTree(root, rows, root_children, root_hidden, best, count, truncated, len(seen))

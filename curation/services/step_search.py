@@ -13,25 +13,30 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.core.paginator import Page, Paginator
+from django.db.models import QuerySet
 
-from curation.models import Exactness, ReviewStatus, StepOrigin, VerificationStatus, Workload
+from curation.models import Exactness, ReviewStatus, Step, StepOrigin, VerificationStatus, Workload
 from curation.services.agreement import disagreeing_steps
 from curation.services.queries import STEP_FILTERS, filter_steps
 
 #: Every GET parameter the page understands, in the order the form shows them (``page`` aside).
 SEARCH_KEYS: tuple[str, ...] = (*STEP_FILTERS, "q", "disagreement")
 PAGE_SIZE = 50
+#: The fields the results table shows (nothing else of a step row is read).
+RESULT_FIELDS = ("id", "step_id", "strategy", "level", "exactness", "depth", "verification_status",
+                 "review_status", "origin", "created_at", "workload__id", "workload__name")
 
 
 @dataclass
 class StepSearch:
-    page: Page
+    page: Page | UncountedPage
     params: dict[str, str]
     query: str
 
     @property
-    def count(self) -> int:
-        return self.page.paginator.count
+    def count(self) -> int | None:
+        """How many steps match; None for a text search (see ``UncountedPage``)."""
+        return self.page.paginator.count if self.page.paginator is not None else None
 
 
 def clean_params(params: Mapping[str, str]) -> dict[str, str]:
@@ -43,16 +48,66 @@ def query_string(params: Mapping[str, str], **extra: Any) -> str:
     return urlencode({**clean_params(params), **{k: v for k, v in extra.items() if v}})
 
 
+@dataclass
+class UncountedPage:
+    """A page of a text search: found by reading one row past it, never by counting every match.
+
+    Computing the trace's text vector is the cost of a search, and a broad search matches most steps; the
+    page needs 51 matches, a count would need all of them.
+    """
+
+    number: int
+    object_list: list
+    has_next: bool
+    paginator: None = None
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    def has_other_pages(self) -> bool:
+        return self.has_next or self.has_previous
+
+    def next_page_number(self) -> int:
+        return self.number + 1
+
+    def previous_page_number(self) -> int:
+        return self.number - 1
+
+    def start_index(self) -> int:
+        return (self.number - 1) * PAGE_SIZE + 1 if self.object_list else 0
+
+    def end_index(self) -> int:
+        return (self.number - 1) * PAGE_SIZE + len(self.object_list)
+
+
+def _uncounted(ids: QuerySet, page: str | int | None) -> UncountedPage:
+    try:
+        number = max(1, int(page or 1))
+    except ValueError:
+        number = 1
+    start = (number - 1) * PAGE_SIZE
+    found = list(ids[start:start + PAGE_SIZE + 1])
+    return UncountedPage(number, found[:PAGE_SIZE], len(found) > PAGE_SIZE)
+
+
 def search_steps(params: Mapping[str, str], page: str | int | None = None) -> StepSearch:
-    """One page of the steps matching ``params``; raises ``queries.InvalidFilter`` on a malformed value."""
+    """One page of the steps matching ``params``; raises ``queries.InvalidFilter`` on a malformed value.
+
+    The page is found on the ids alone (an index-only scan, however deep the page), then only its 50 rows
+    are read with their workload. A text search's page is not counted (``UncountedPage``).
+    """
     cleaned = clean_params(params)
     steps = filter_steps(cleaned)
     if cleaned.get("disagreement"):
         steps = steps.filter(pk__in=disagreeing_steps(cleaned.get("strategy") or None))
-    steps = steps.only("id", "step_id", "strategy", "level", "exactness", "depth", "verification_status",
-                       "review_status", "origin", "created_at", "workload__id", "workload__name",
-                       "before__id", "after__id")
-    return StepSearch(Paginator(steps, PAGE_SIZE).get_page(page), cleaned, query_string(cleaned))
+    ids = steps.select_related(None).values_list("id", flat=True)
+    found: Page | UncountedPage
+    found = _uncounted(ids, page) if cleaned.get("q") else Paginator(ids, PAGE_SIZE).get_page(page)
+    rows = {step.pk: step for step in Step.objects.filter(pk__in=list(found.object_list))
+            .select_related("workload").only(*RESULT_FIELDS)}
+    found.object_list = [rows[pk] for pk in found.object_list if pk in rows]
+    return StepSearch(found, cleaned, query_string(cleaned))
 
 
 def filter_options() -> dict[str, list[tuple[str, str]]]:

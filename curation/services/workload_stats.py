@@ -28,10 +28,12 @@ def workload_figures(workloads: Iterable[Workload]) -> dict[int, WorkloadFigures
     ids = [w.pk for w in workloads]
     figures = {pk: WorkloadFigures() for pk in ids}
     accepted = [VerificationStatus.PASS, VerificationStatus.EQUAL_PASS]
+    # COUNT(workload_id), a column of step_dashboard_idx: answered from the index, not the step rows
     steps = (Step.objects.filter(workload_id__in=ids).order_by().values_list("workload_id")
-             .annotate(total=Count("id"), verified=Count("id", filter=Q(verification_status__in=accepted)),
-                       approved=Count("id", filter=Q(verification_status__in=accepted,
-                                                     review_status=ReviewStatus.APPROVED))))
+             .annotate(total=Count("*"),
+                       verified=Count("workload_id", filter=Q(verification_status__in=accepted)),
+                       approved=Count("workload_id", filter=Q(verification_status__in=accepted,
+                                                              review_status=ReviewStatus.APPROVED))))
     for pk, total, verified, approved in steps:
         figures[pk].steps, figures[pk].verified, figures[pk].approved = total, verified, approved
     for pk, count in (ProgramState.objects.filter(workload_id__in=ids).order_by().values_list("workload_id")

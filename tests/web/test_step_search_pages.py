@@ -46,7 +46,8 @@ def test_the_form_shows_the_urls_filters(seeded, client):
     html = client.get("/steps/", {"strategy": "loop_tiling", "q": "footprint"}).content.decode()
     assert '<option value="loop_tiling" selected>' in html
     assert 'value="footprint"' in html
-    assert "2 steps match" in html
+    assert "Steps 1–2 of those whose trace matches." in html  # a text search is not counted
+    assert "2 steps match" in client.get("/steps/", {"strategy": "loop_tiling"}).content.decode()
 
 
 def test_empty_fields_of_a_submitted_form_redirect_to_the_clean_shareable_url(seeded, client):
@@ -79,6 +80,21 @@ def test_pages_of_fifty_keep_the_filters_in_their_links(seeded, client):
     second = client.get("/steps/", {"strategy": "loop_split", "page": "2"})
     assert len(second.context["search"].page.object_list) == 10
     assert {s.step_id for s in second.context["search"].page.object_list} == {f"more-{i:03d}" for i in range(10)}
+
+
+def test_a_text_search_pages_by_reading_one_row_past_the_page(seeded, client):
+    base = seeded.steps["tile_c"]
+    Step.objects.bulk_create([Step(step_id=f"hit-{i:03d}", workload=base.workload, before=base.before,
+                                   after=base.after, strategy="loop_split", number=9, level="loop",
+                                   exactness="E", trace={}, trace_text="zebra stripes", site={})
+                              for i in range(51)])
+    first = client.get("/steps/", {"q": "zebra"})
+    search = first.context["search"]
+    assert search.count is None and search.page.has_next and len(search.page.object_list) == 50
+    assert "(more on the next page)" in first.content.decode()
+    second = client.get("/steps/", {"q": "zebra", "page": "2"}).context["search"].page
+    assert [s.step_id for s in second.object_list] == ["hit-000"] and not second.has_next
+    assert second.start_index() == 51 and second.end_index() == 51
 
 
 def test_step_links_point_at_the_step_page(seeded, client):
