@@ -1,16 +1,16 @@
 """The tree of states a workload's steps reach: parent → children, one edge per step.
 
 Steps form a graph (two paths can reach the same state, and a rewrite can even lead back), so the tree is
-the depth-first spanning tree from a root state: a state is expanded where it is first reached and later
-edges into it point back to it. Large trees are capped (children per state, depth, rows) and every cut
-says how much it hides and offers that state as a new root, so any part of a 100,000-step workload stays
-reachable without sending it all at once. Three queries: the workload's edges (plain tuples), their best
-speedups, and the hashes of the states shown.
+the breadth-first spanning tree from a root state: a state is expanded where it is first reached (at its
+smallest depth) and other edges into it link to it. Large trees are capped (children per state, depth,
+rows — the row budget fills the shallow levels first) and every cut says how much it hides and offers that
+state as a new root, so any part of a 100,000-step workload stays reachable without sending it all at once.
+Three queries: the workload's edges (plain tuples), their best speedups, and the hashes of the states shown.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,42 +89,59 @@ def state_tree(workload: Workload, root: ProgramState | None = None, *, max_chil
         step = dict(zip(fields, edge, strict=True))
         step["speedup_vs_parent"], step["speedup_vs_source"] = speedups.get(step["pk"], (None, None))
         return TreeRow(step, step["after_id"], "", depth)
-    rows: list[TreeRow] = []
+    # Breadth first: the row budget goes to the shallow levels before any deep branch can use it up.
     seen = {root.pk}
-
-    def expand(state_pk: int, depth: int) -> tuple[int, int, float | None]:
-        """Append the rows under ``state_pk``; (children shown, children hidden, best speedup below)."""
+    kids: dict[int, list[TreeRow]] = {}
+    hidden: dict[int, int] = {}
+    budget = max_rows
+    queue = deque([(root.pk, 1)])
+    while queue:
+        state_pk, depth = queue.popleft()
         out = children.get(state_pk, [])
-        shown = 0
-        best: float | None = None
+        chosen: list[TreeRow] = []
         for edge in out:
-            if shown >= max_children or len(rows) >= max_rows:
+            if len(chosen) >= max_children or budget <= 0:
                 break
-            shown += 1
             row = as_row(edge, depth)
-            rows.append(row)
-            best = _best(best, row.step["speedup_vs_source"])
+            chosen.append(row)
+            budget -= 1
             if row.state_pk in seen:
                 row.seen = True
-                continue
-            seen.add(row.state_pk)
-            if children.get(row.state_pk):
+            elif children.get(row.state_pk):
+                seen.add(row.state_pk)
                 if depth >= max_depth:
-                    row.cut = True
-                    row.hidden = len(children[row.state_pk])
-                    continue
-                row.children, row.hidden, below = expand(row.state_pk, depth + 1)
-                row.best = _best(row.step["speedup_vs_source"], below)
-                best = _best(best, below)
-                if row.children:
-                    rows[-1].closes += 1
+                    row.cut, row.hidden = True, len(children[row.state_pk])
                 else:
-                    row.cut = True
+                    queue.append((row.state_pk, depth + 1))
             else:
-                row.best = row.step["speedup_vs_source"]
-        return shown, len(out) - shown, best
+                seen.add(row.state_pk)
+        kids[state_pk] = chosen
+        hidden[state_pk] = len(out) - len(chosen)
 
-    root_children, root_hidden, best = expand(root.pk, 1)
+    rows: list[TreeRow] = []
+
+    def emit(state_pk: int) -> float | None:
+        """Append the rows under ``state_pk`` in pre-order (how nested lists print); best speedup below."""
+        best: float | None = None
+        for row in kids.get(state_pk, []):
+            rows.append(row)
+            own = row.step["speedup_vs_source"]
+            best = _best(best, own)
+            row.best = own
+            if row.seen or row.cut or row.state_pk not in kids:
+                continue
+            row.children, row.hidden = len(kids[row.state_pk]), hidden[row.state_pk]
+            if not row.children:  # the budget ran out before this state's turn
+                row.cut = True
+                continue
+            below = emit(row.state_pk)
+            row.best = _best(own, below)
+            best = _best(best, below)
+            rows[-1].closes += 1
+        return best
+
+    best = emit(root.pk)
+    root_children, root_hidden = len(kids.get(root.pk, [])), hidden.get(root.pk, 0)
     shown = {r.state_pk for r in rows}
     hashes = dict(ProgramState.objects.filter(pk__in=shown).values_list("pk", "program_hash"))
     for row in rows:

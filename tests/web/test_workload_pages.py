@@ -65,7 +65,7 @@ def test_tree_shows_each_step_once_with_links_badges_and_best_speedup(seeded, cl
     # the cycle b → a points back to a instead of expanding it again
     a = seeded.steps["unroll"].after
     assert html.count(f'id="state-{a.pk}"') == 1
-    assertInHTML(f'<a class="seen" href="#state-{a.pk}">(reached above)</a>', html)
+    assertInHTML(f'<a class="seen" href="#state-{a.pk}">(expanded elsewhere in the tree)</a>', html)
     tree = state_tree(seeded.workload)
     first = tree.rows[0]
     assert first.step["strategy"] == "loop_unrolling" and first.best == 2.5 and tree.best == 2.5
@@ -80,6 +80,14 @@ def test_caps_cut_the_tree_and_offer_the_state_as_root(seeded, client):
     assert narrow.root_hidden == 1 and narrow.truncated
     rerooted = client.get(f"/workloads/{seeded.workload.pk}/", {"root": cut.state_pk})
     assert [r.step["strategy"] for r in rerooted.context["tree"].rows] == ["loop_tiling", "loop_reorder"]
+
+
+def test_the_row_budget_fills_the_shallow_levels_first(seeded):
+    tree = state_tree(seeded.workload, max_rows=2)
+    unroll, tile_c = tree.rows
+    assert (unroll.step["pk"], tile_c.step["pk"]) == (seeded.steps["unroll"].pk, seeded.steps["tile_c"].pk)
+    assert unroll.cut and unroll.hidden == 1 and not unroll.has_children  # a's step waits behind a cut
+    assert tree.truncated
 
 
 def test_a_root_from_another_workload_is_refused(seeded, client):
