@@ -153,6 +153,9 @@ class Step(models.Model):
             models.Index(fields=["verification_status", "review_status", "-id"], name="step_status_idx"),
             models.Index(fields=["workload", "-id"], name="step_workload_idx"),
             models.Index(fields=["exactness", "-id"], name="step_exactness_idx"),
+            # covers the dashboard's one grouped query: an index-only scan instead of reading every trace
+            models.Index(fields=["strategy", "level", "workload", "verification_status", "review_status"],
+                         name="step_dashboard_idx"),
         ]
 
     def __str__(self) -> str:

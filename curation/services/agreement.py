@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from curation.models import Decision, Review
+from django.db import connection
+
+from curation.models import Decision, Review, Step
 
 
 @dataclass
@@ -36,23 +38,52 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     return (observed - expected) / (1.0 - expected)
 
 
+#: The pairs in SQL (window functions: PostgreSQL and SQLite ≥ 3.25): each reviewer's first approve/reject on
+#: a step version, then the first two reviewers by that decision's time (``LEAD``, no self-join). One row
+#: per strategy and decision pair, and per step when the pair disagreed (so the steps can be listed): a few
+#: rows per strategy leave the database instead of every review.
+PAIRS_SQL = """
+WITH firsts AS (
+  SELECT step_id, step_version, decision, created_at, id,
+         ROW_NUMBER() OVER (PARTITION BY step_id, step_version, reviewer_id ORDER BY created_at, id) AS mine
+  FROM {review} WHERE decision IN (%s, %s) AND adjudication = %s),
+ordered AS (
+  SELECT step_id, decision,
+         ROW_NUMBER() OVER (PARTITION BY step_id, step_version ORDER BY created_at, id) AS nth,
+         LEAD(decision) OVER (PARTITION BY step_id, step_version ORDER BY created_at, id) AS second
+  FROM firsts WHERE mine = 1)
+SELECT s.strategy, o.decision, o.second, CASE WHEN o.decision <> o.second THEN o.step_id END, COUNT(*)
+FROM ordered o JOIN {step} s ON s.id = o.step_id
+WHERE o.nth = 1 AND o.second IS NOT NULL
+GROUP BY 1, 2, 3, 4
+"""
+
+
+def _pairs() -> tuple[dict[str, list[tuple[str, str]]], dict[str, list[int]]]:
+    """Per strategy: the decision pairs and the steps whose pair disagreed (step order)."""
+    sql = PAIRS_SQL.format(review=connection.ops.quote_name(Review._meta.db_table),
+                           step=connection.ops.quote_name(Step._meta.db_table))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [Decision.APPROVE.value, Decision.REJECT.value, False])
+        rows = cursor.fetchall()
+    pairs: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    disagreements: dict[str, set[int]] = defaultdict(set)
+    for strategy, first, second, disagreeing, count in rows:
+        pairs[strategy].extend([(first, second)] * count)
+        if disagreeing is not None:
+            disagreements[strategy].add(disagreeing)
+    return pairs, {strategy: sorted(pks) for strategy, pks in disagreements.items()}
+
+
 def agreement_by_strategy() -> list[Agreement]:
     """One ``Agreement`` per strategy that has at least one reviewed pair, sorted by strategy."""
-    reviews = (Review.objects.filter(decision__in=[Decision.APPROVE, Decision.REJECT], adjudication=False)
-               .select_related("step").order_by("step_id", "created_at", "id"))
-    first_two: dict[tuple[int, int], list[Review]] = defaultdict(list)
-    for review in reviews:
-        key = (review.step_id, review.step_version)
-        chosen = first_two[key]
-        if len(chosen) < 2 and all(r.reviewer_id != review.reviewer_id for r in chosen):
-            chosen.append(review)
-    pairs: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    disagreements: dict[str, list[int]] = defaultdict(list)
-    for (step_id, _), chosen in first_two.items():
-        if len(chosen) == 2:
-            strategy = chosen[0].step.strategy
-            pairs[strategy].append((chosen[0].decision, chosen[1].decision))
-            if chosen[0].decision != chosen[1].decision:
-                disagreements[strategy].append(step_id)
-    return [Agreement(s, len(p), sum(a == b for a, b in p) / len(p), cohen_kappa(p), disagreements[s])
+    pairs, disagreements = _pairs()
+    return [Agreement(s, len(p), sum(a == b for a, b in p) / len(p), cohen_kappa(p), disagreements.get(s, []))
             for s, p in sorted(pairs.items())]
+
+
+def disagreeing_steps(strategy: str | None = None) -> list[int]:
+    """Primary keys of the steps whose first two reviewers disagreed (of one strategy, or all)."""
+    _, disagreements = _pairs()
+    chosen = [disagreements.get(strategy, [])] if strategy else list(disagreements.values())
+    return sorted({pk for pks in chosen for pk in pks})

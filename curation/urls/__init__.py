@@ -6,4 +6,6 @@ urlpatterns = [
     path("", include("curation.urls.dashboard")),
     path("", include("curation.urls.exports")),
     path("", include("curation.urls.runs")),
+    path("", include("curation.urls.workloads")),
+    path("", include("curation.urls.search")),
 ]

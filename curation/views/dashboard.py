@@ -1,15 +1,18 @@
-"""The dashboard: where the dataset stands (a first version; the dashboard work fills it in)."""
+"""The dashboard: where the dataset stands — statuses, balance, pass rates, reviewers, agreement, queues."""
 
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from curation.services.progress import pipeline_progress
+from curation.services import dashboard as figures
 from curation.services.roles import Role
 from curation.views.access import role_required
 
 
 @role_required(Role.VIEWER)
 def dashboard(request: HttpRequest) -> HttpResponse:
-    return render(request, "curation/dashboard.html", {"progress": pipeline_progress()})
+    board = figures.dashboard()
+    context = {"board": board, "charts": figures.chart_data(board), "progress": board.progress,
+               "heat_maps": [board.verified_heat, board.approved_heat]}
+    return render(request, "curation/dashboard.html", context)
