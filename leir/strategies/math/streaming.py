@@ -136,7 +136,9 @@ def two_pass_stats(program: Program) -> list[Stats]:
         renamed = rename_to(first, second)
         sstmt = renamed.items[0]
         assert isinstance(sstmt, Assign)
-        if _reduce_axis(program, i + 1, sstmt, renamed, "+") != k or _bare_vars(sstmt.target) != spatial:
+        names = {b.var: a.var for a, b in zip(first.loops, second.loops, strict=True)}
+        k2 = _reduce_axis(program, i + 1, sstmt, second, "+")
+        if k2 is None or names[k2] != k or _bare_vars(sstmt.target) != spatial:
             continue
         arg = _exp_term(sstmt.value, sstmt.target)
         if arg != BinOp("-", x, m_ref):
@@ -282,8 +284,6 @@ def softmax_normaliser(program: Program, stats: Stats) -> Normaliser | None:
             names = _bare_vars(item.target)
             if names is None or set(names) != {lp.var for lp in stats.loops}:
                 continue
-            if program.signature.get(item.target.name) is not None:
-                continue
             rename = {a.var: b.var for a, b in zip(stats.loops, block.loops, strict=True)}
             return Normaliser(stats.after, n, item.target, rename)
     return None
@@ -418,3 +418,57 @@ def remove_if_unread(body: Body, index: int, name: str) -> Body:
 def stats_loops_renamed(item: Block, rename: dict[str, str]) -> Block:
     """``item`` with variables renamed by ``rename`` (statistics header → another block's)."""
     return substitute_loops(item, {a: Var(b) for a, b in rename.items()})  # type: ignore[return-value]
+
+
+# ------------------------------------------------------------------------- the attention rewrites
+
+
+@dataclass(frozen=True, slots=True)
+class Attention:
+    """Softmax statistics, the softmax output ``P`` right after them and the matmul ``O+=P*V`` after it."""
+
+    stats: Stats
+    norm: Normaliser
+    mm: Consumer
+
+
+def attention_sites(program: Program, *, online: bool) -> list[Attention]:
+    """Every (statistics, ``P=exp(X-M)/S``, ``O+=P*V``) run of three adjacent parts, in block order."""
+    found = []
+    for stats in online_stats(program) if online else two_pass_stats(program):
+        norm = softmax_normaliser(program, stats)
+        if norm is None:
+            continue
+        mm = pv_matmul(program, stats, norm.target, norm.index + 1)
+        if mm is None:
+            continue
+        v_name = mm.value.name
+        if any(v_name in writes(program.body.blocks[j]) for j in range(stats.first, mm.index + 1)):
+            continue
+        found.append(Attention(stats, norm, mm))
+    return found
+
+
+def flash(program: Program, site: Attention, name: str, *, normalised: bool) -> Program:
+    """The statistics, the softmax output and the matmul as one streaming pass plus a write-back block."""
+    stats, norm, mm = site.stats, site.norm, site.mm
+    nested, write = running_output(program, stats, mm, name, normalised=normalised)
+    blocks = program.body.blocks
+    if stats.online:
+        head = blocks[stats.first]
+        stream = Block(head.loops, (*head.items, nested))
+        tail = Body((blocks[norm.index], *blocks[mm.index + 1:]))
+    else:
+        stream = stream_block(stats, (nested,))
+        tail = last_element_reads(Body((blocks[norm.index], *blocks[mm.index + 1:])), 0, stats)
+    norm_block, rest = tail.blocks[0], tail.blocks[1:]
+    p_name = norm.target.name
+    others = (*blocks[: stats.first], stream, write, *rest)
+    if program.signature.get(p_name) is None and not any(p_name in reads(b) for b in others):
+        kept = tuple(it for it in norm_block.items
+                     if not (isinstance(it, Assign) and it.target.name == p_name))
+        pieces: tuple[Block, ...] = (Block(norm_block.loops, kept),) if kept else ()
+    else:
+        pieces = (norm_block,)
+    return Program(program.signature,
+                   Body((*blocks[: stats.first], stream, *pieces, write, *rest)))

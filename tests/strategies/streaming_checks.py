@@ -1,0 +1,41 @@
+"""Checks the streaming strategy tests (#41–#44) share: verify each step, and reject a mutated rewrite."""
+
+from __future__ import annotations
+
+from leir.ast import Program
+from leir.parser import parse_body
+from leir.printer import canonical
+from leir.strategies import AppliedStep, apply_strategy, candidates
+
+from .helpers import assert_interpreter_agrees, assert_verifies, workload
+
+
+def step_on(workload_id: str, dtype: str, strategy: str, *, after: tuple[str, ...] = ()) -> AppliedStep:
+    """``strategy`` at its first site on the workload, after applying ``after`` (first site each)."""
+    program = workload(workload_id, dtype)
+    for earlier in after:
+        program = apply_strategy(program, earlier, 0).after
+    assert candidates(program, strategy), f"{strategy} finds no site in {workload_id}"
+    return apply_strategy(program, strategy, 0)
+
+
+def assert_step_verifies(step: AppliedStep) -> None:
+    assert_interpreter_agrees(step)
+    result = assert_verifies(step)
+    # held to the tolerance, and the record says how far it was (a short row may round identically)
+    assert result.outcome.value in {"pass", "equal_pass"} and result.max_abs_error is not None
+
+
+def mutated(step: AppliedStep, old: str, new: str) -> Program:
+    """The step's after-state with one fragment of its canonical text replaced (it must occur)."""
+    text = canonical(step.after.body)
+    assert old in text, f"{old} not in the after-state"
+    return Program(step.after.signature, parse_body(text.replace(old, new)))
+
+
+def assert_rejected(step: AppliedStep, wrong: Program) -> None:
+    """The verifier fails the almost-right rewrite against the same parent."""
+    from verifier.verify import verify
+
+    result = verify(wrong, parent=step.before, reference="parent", cache=False)
+    assert result.outcome.value == "fail", (result.outcome, result.error, result.notes)

@@ -1,0 +1,53 @@
+"""#44 (designed here): the matmul of an online softmax's output becomes a normalised prefix recurrence."""
+
+from __future__ import annotations
+
+import pytest
+
+from leir.printer import canonical
+from leir.strategies import candidates
+from leir.strategies.math.streaming import score_passes
+
+from .helpers import workload
+from .streaming_checks import assert_rejected, assert_step_verifies, mutated, step_on
+
+NAME = "normal_matmul_to_prefix_matmul_based_on_online_softmax"
+WORKLOADS = ["level1/sdpa_causal", "level1/sdpa_masked_scaled", "level2/gqa_sdpa_causal"]
+SCORES = {"level1/sdpa_causal": "G", "level1/sdpa_masked_scaled": "H", "level2/gqa_sdpa_causal": "Y"}
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize("workload_id", WORKLOADS)
+def test_prefix_matmul_after_online_softmax_verifies(workload_id, dtype):
+    step = step_on(workload_id, dtype, NAME, after=("online_softmax",))
+    scores = SCORES[workload_id]
+    assert score_passes(step.before, scores) == 2 and score_passes(step.after, scores) == 1
+    # the output is the last prefix element: no division after the stream
+    write = canonical(step.after.body.blocks[step.site.path[0] + 1])
+    assert "/" not in write
+    assert_step_verifies(step)
+
+
+def test_needs_an_online_softmax():
+    assert candidates(workload("level1/sdpa_causal"), NAME) == []
+
+
+@pytest.mark.parametrize("workload_id", ["level1/sdpa_causal", "level2/gqa_sdpa_causal"])
+@pytest.mark.parametrize("last", ["flashattention_wo_tiling", NAME])
+def test_online_softmax_then_flash_attention_verifies_against_the_source(workload_id, last):
+    """The issue's sequence: online softmax, then the streaming matmul; checked against the source."""
+    from verifier.verify import verify
+
+    source = workload(workload_id)
+    final = step_on(workload_id, "f32", last, after=("online_softmax",)).after
+    result = verify(final, parent=source, reference="parent", cache=False)
+    assert result.outcome.value == "pass", (result.error, result.notes)
+
+
+def test_missing_running_sum_ratio_is_rejected():
+    step = step_on("level1/sdpa_causal", "f32", NAME, after=("online_softmax",))
+    # keeps the max rescale but forgets S_{k-1}/S_k: the old partial output is not renormalised
+    wrong = mutated(step, "K^{f32,g}_{tx,a,c,g,d-1}*(I^{f32,g}_{tx,a,c,d-1}*exp(H^{f32,g}_{tx,a,c,d-1}-"
+                          "H^{f32,g}_{tx,a,c,d})/I^{f32,g}_{tx,a,c,d})",
+                    "K^{f32,g}_{tx,a,c,g,d-1}*exp(H^{f32,g}_{tx,a,c,d-1}-H^{f32,g}_{tx,a,c,d})")
+    assert_rejected(step, wrong)
