@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from leir.analysis import fresh_tensor_names, iterations
-from leir.ast import Program
+from leir.ast import Assign, Program, tensor_refs
 from leir.printer import canonical
 from leir.rewrite import with_body
 from leir.strategies.base import Exactness, Level, Params, Site, Strategy
@@ -35,9 +35,8 @@ def explain_flash(before: Program, found: Attention, after: Program, *, normalis
     p_stmt = blocks[norm.index].items[norm.item]
     stream = after.body.blocks[stats.first]
     write = next(b for b in after.body.blocks[stats.first + 1:]
-                 if any(getattr(it, "target", None) is not None and it.target.name == mm.target.name
-                        for it in b.items))
-    score_names = sorted({r.name for r in _refs(stats.x)})
+                 if any(isinstance(it, Assign) and it.target.name == mm.target.name for it in b.items))
+    score_names = sorted({r.name for r in tensor_refs(stats.x)})
     passes_before = max(score_passes(before, n) for n in score_names) if score_names else 0
     passes_after = max(score_passes(after, n) for n in score_names) if score_names else 0
     form = ("the running output is kept normalised: each step rescales it by S_prev*exp(M_prev-M_k)/S_k "
@@ -69,12 +68,6 @@ def explain_flash(before: Program, found: Attention, after: Program, *, normalis
                       ", and divided by the sum once at the end instead of per probability")
                    + "; equal in real arithmetic (docs/math_streaming.md)."),
     )
-
-
-def _refs(expr):
-    from leir.ast import tensor_refs
-
-    return tuple(tensor_refs(expr))
 
 
 @register

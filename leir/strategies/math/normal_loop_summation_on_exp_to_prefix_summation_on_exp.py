@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from leir.analysis import iterations, tensor_bytes
-from leir.ast import Body, Program
+from leir.ast import Body, Program, tensor_refs
 from leir.printer import canonical
 from leir.rewrite import with_body
 from leir.strategies.base import Exactness, Level, Params, Site, Strategy
@@ -69,14 +69,8 @@ def explain_fusion(before: Program, stats: Stats, after: Program, why: str) -> T
 
 
 def _passes(program: Program, stats: Stats) -> int:
-    names = {r.name for r in _refs(stats)}
+    names = {r.name for r in tensor_refs(stats.x)}
     return max((score_passes(program, n) for n in names), default=0)
-
-
-def _refs(stats: Stats):
-    from leir.ast import tensor_refs
-
-    return tuple(tensor_refs(stats.x))
 
 
 @register

@@ -89,7 +89,7 @@ def _single(block: Block) -> Assign | None:
 
 
 def _mentions(node: Node, names: set[str]) -> bool:
-    return any(r.name in names for r in tensor_refs(node))  # type: ignore[arg-type]
+    return any(r.name in names for r in tensor_refs(node))
 
 
 def _reduce_axis(program: Program, index: int, stmt: Assign, block: Block, combiner: str) -> str | None:
@@ -133,9 +133,9 @@ def two_pass_stats(program: Program) -> list[Stats]:
         x = right if left == m_ref else left if right == m_ref else None
         if x is None or _mentions(x, {m_ref.name, s_ref.name}):
             continue
-        renamed = rename_to(first, second)
-        sstmt = renamed.items[0]
-        assert isinstance(sstmt, Assign)
+        renamed = rename_to(first, second).items[0]
+        assert isinstance(renamed, Assign)
+        sstmt = renamed
         names = {b.var: a.var for a, b in zip(first.loops, second.loops, strict=True)}
         k2 = _reduce_axis(program, i + 1, sstmt, second, "+")
         if k2 is None or names[k2] != k or _bare_vars(sstmt.target) != spatial:
@@ -271,7 +271,7 @@ def softmax_normaliser(program: Program, stats: Stats) -> Normaliser | None:
     if not same_header(Block(stats.loops, ()), block):
         return None
     renamed = rename_to(Block(stats.loops, ()), block)
-    m_idx = tuple(Var(v) for v in stats.spatial)
+    m_idx: tuple[Expr, ...] = tuple(Var(v) for v in stats.spatial)
     if stats.online:
         m_idx = m_idx + (Num(str(stats.extent - 1)),)
     m = TensorRef(stats.m, stats.dtype, "g", m_idx)
