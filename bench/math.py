@@ -13,11 +13,16 @@ number of top-level loop nests that read the score tensor (the streamed value of
 
 from __future__ import annotations
 
-import argparse
+import os
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# This file is named like the standard library's ``math``: drop its folder from the path before anything
+# imports ``math``, and put the repository there instead.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [os.path.dirname(_HERE)] + [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+
+import argparse  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 from leir.ast import tensor_refs  # noqa: E402
 from leir.frontend import translate_file  # noqa: E402
