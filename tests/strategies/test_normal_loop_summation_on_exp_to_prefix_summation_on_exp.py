@@ -77,3 +77,24 @@ def test_refuses_when_the_sum_is_an_output():
                    .replace("L^{2}_{i=0}[D^{f32,g}_{i}=S^{f32,g}_{i};];\n", "")
                    .replace("input C: f32[2, 4]\n", ""))
     assert candidates(program, NAME) == []
+
+
+MASKED_PREFIX = """input A: f32[4, 6]
+output C: f32[4, 6]
+---
+L^{4}_{i=0}L^{6}_{j=0}[X^{f32,g}_{i,j}=if_then_else(j<2,-inf,A^{f32,g}_{i,j});];
+L^{4}_{i=0}L^{6}_{j=0}[M^{f32,g}_{i}=max(M^{f32,g}_{i},X^{f32,g}_{i,j});];
+L^{4}_{i=0}L^{6}_{j=0}[S^{f32,g}_{i}=S^{f32,g}_{i}+exp(X^{f32,g}_{i,j}-M^{f32,g}_{i});];
+L^{4}_{i=0}L^{6}_{j=0}[C^{f32,g}_{i,j}=X^{f32,g}_{i,j}-M^{f32,g}_{i}-log(S^{f32,g}_{i});];
+"""
+
+
+def test_rows_that_start_masked_need_the_minus_inf_guard():
+    """The corpus' unguarded recurrence gives NaN where the first elements are -inf; the guarded one is exact."""
+    program = leir(MASKED_PREFIX)
+    step = apply_strategy(program, NAME, 0)
+    assert_step_verifies(step)
+    guarded = canonical(step.after.body.blocks[1].items[1].value)
+    assert guarded.startswith("if_then_else(M^{f32,g}_{i,j}==-inf,0,")
+    unguarded = guarded[len("if_then_else(M^{f32,g}_{i,j}==-inf,0,"):-1]
+    assert_rejected(step, mutated(step, guarded, unguarded))

@@ -34,3 +34,26 @@ def test_wrong_initial_value_is_rejected():
     wrong = mutated(step, "if_then_else(a-1<0,0,E^{f32,g}_{tx,a-1}*exp(D^{f32,g}_{tx,a-1}-D^{f32,g}_{tx,a}))",
                     "if_then_else(a-1<0,1,E^{f32,g}_{tx,a-1}*exp(D^{f32,g}_{tx,a-1}-D^{f32,g}_{tx,a}))")
     assert_rejected(step, wrong)
+
+
+EPILOGUE = """input Q: f64[3, 7]
+output Y: f64[3, 7]
+output Z: f64[3, 7]
+---
+L^{3}_{r=0}L^{7}_{c=0}[Hi^{f64,g}_{r}=max(Hi^{f64,g}_{r},Q^{f64,g}_{r,c}/2);];
+L^{3}_{r=0}L^{7}_{c=0}[Tot^{f64,g}_{r}=Tot^{f64,g}_{r}+exp(Q^{f64,g}_{r,c}/2-Hi^{f64,g}_{r});];
+L^{3}_{u=0}L^{7}_{w=0}[Z^{f64,g}_{u,w}=Q^{f64,g}_{u,w}*3;Y^{f64,g}_{u,w}=exp(Q^{f64,g}_{u,w}/2-Hi^{f64,g}_{u})/Tot^{f64,g}_{u};Z^{f64,g}_{u,w}=Z^{f64,g}_{u,w}+Y^{f64,g}_{u,w};];
+"""
+
+
+def test_matches_a_softmax_with_other_names_a_scaled_input_and_extra_statements():
+    from leir.printer import canonical
+    from leir.strategies import apply_strategy
+
+    from .helpers import assert_interpreter_agrees, leir
+
+    program = leir(EPILOGUE)
+    (site,) = candidates(program, NAME)
+    step = apply_strategy(program, NAME, site)
+    assert "Y^{f64,g}_{u,w}=exp(Q^{f64,g}_{u,w}/2-Hi^{f64,g}_{u,6})/Tot^{f64,g}_{u,6}" in canonical(step.after.body)
+    assert_interpreter_agrees(step)
