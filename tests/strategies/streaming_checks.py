@@ -39,3 +39,16 @@ def assert_rejected(step: AppliedStep, wrong: Program) -> None:
 
     result = verify(wrong, parent=step.before, reference="parent", cache=False)
     assert result.outcome.value == "fail", (result.outcome, result.error, result.notes)
+
+
+def stream_parts(step: AppliedStep):
+    """The rescale-factor statement, the weight statement and the running-output update of a #43/#44 step."""
+    from leir.ast import Assign, Block
+
+    stream = step.after.body.blocks[step.site.path[0]]
+    nested = next(item for item in stream.items if isinstance(item, Block))
+    position = stream.items.index(nested)
+    factor, weight = stream.items[position - 2], stream.items[position - 1]
+    (update,) = nested.items
+    assert isinstance(factor, Assign) and isinstance(weight, Assign) and isinstance(update, Assign)
+    return factor, weight, update

@@ -9,7 +9,7 @@ from leir.strategies import candidates
 from leir.strategies.math.streaming import score_passes
 
 from .helpers import workload
-from .streaming_checks import assert_rejected, assert_step_verifies, mutated, step_on
+from .streaming_checks import assert_rejected, assert_step_verifies, mutated, step_on, stream_parts
 
 NAME = "normal_matmul_to_prefix_matmul_based_on_online_softmax"
 WORKLOADS = ["level1/sdpa_causal", "level1/sdpa_masked_scaled", "level2/gqa_sdpa_causal"]
@@ -46,8 +46,8 @@ def test_online_softmax_then_flash_attention_verifies_against_the_source(workloa
 
 def test_missing_running_sum_ratio_is_rejected():
     step = step_on("level1/sdpa_causal", "f32", NAME, after=("online_softmax",))
+    factor, _, _ = stream_parts(step)
+    ratio = factor.value.otherwise.otherwise  # S_{k-1}*exp(M_{k-1}-M_k)/S_k
+    assert ratio.op == "/" and ratio.left.op == "*"
     # keeps the max rescale but forgets S_{k-1}/S_k: the old partial output is not renormalised
-    wrong = mutated(step, "K^{f32,g}_{tx,a,c,g,d-1}*(I^{f32,g}_{tx,a,c,d-1}*exp(H^{f32,g}_{tx,a,c,d-1}-"
-                          "H^{f32,g}_{tx,a,c,d})/I^{f32,g}_{tx,a,c,d})",
-                    "K^{f32,g}_{tx,a,c,g,d-1}*exp(H^{f32,g}_{tx,a,c,d-1}-H^{f32,g}_{tx,a,c,d})")
-    assert_rejected(step, wrong)
+    assert_rejected(step, mutated(step, canonical(ratio), canonical(ratio.left.right)))

@@ -39,11 +39,13 @@ def explain_flash(before: Program, found: Attention, after: Program, *, normalis
     score_names = sorted({r.name for r in tensor_refs(stats.x)})
     passes_before = max(score_passes(before, n) for n in score_names) if score_names else 0
     passes_after = max(score_passes(after, n) for n in score_names) if score_names else 0
-    form = ("the running output is kept normalised: each step rescales it by S_prev*exp(M_prev-M_k)/S_k "
-            "and adds exp(X-M_k)/S_k*V, so the last element is the output"
+    form = ("the running output is kept normalised: each step rescales it by the factor "
+            "S_prev*exp(M_prev-M_k)/S_k and adds the weight exp(X-M_k)/S_k times V, so the last element is "
+            "the output"
             if normalised else
-            "the running output is kept unnormalised: each step rescales it by exp(M_prev-M_k) and adds "
-            "exp(X-M_k)*V; the output divides the last element by the last running sum once")
+            "the running output is kept unnormalised: each step rescales it by the factor exp(M_prev-M_k) "
+            "and adds the weight exp(X-M_k) times V; the output divides the last element by the last running "
+            "sum once")
     kind = "online-softmax statistics" if stats.online else "softmax statistics"
     return t.build(
         applicability=(f"The {kind} {t.before(stats_text)} are followed by the softmax output "
@@ -53,15 +55,17 @@ def explain_flash(before: Program, found: Attention, after: Program, *, normalis
                        + (" Wherever the running max is finite the running sum is at least exp(0)=1 (the "
                           "maximal element's own term), so dividing by it is safe; the -inf case is guarded."
                           if normalised else "")),
-        change=(f"One streaming block {t.after(canonical(stream))} keeps the running max, the running sum "
-                f"and a running output over the {len(mm.free)} free matmul axis(es) in a nested block; "
+        change=(f"One streaming block {t.after(canonical(stream))} keeps the running max, the running sum, "
+                "the rescale factor and weight of each element (computed once per element) and a running "
+                f"output over the {len(mm.free)} free matmul axis(es) in a nested block; "
                 f"{form}: {t.after(canonical(write))}. {norm.target.name} is no longer materialised "
                 "where nothing else reads it. No parameters."),
         rationale=(f"The score tensor {', '.join(score_names)} is read by {passes_after} loop nest(s) instead "
                    f"of {passes_before}: statistics, probabilities and the weighted sum of "
                    f"{iterations(stats.loops)} elements happen in one pass, the {stats.extent}-wide softmax "
                    "output never goes to memory — the loop structure of a flash-attention kernel before "
-                   "tiling; the cost is one rescale multiply per element and output column."),
+                   "tiling; the cost is one rescale multiply per element and output column and two exponentials per "
+                   "element for the factor and the weight."),
         exactness=("Numerically equivalent (N): every partial output is rescaled up to "
                    f"{stats.extent - 1} times as the running max grows"
                    + (", and divided by the running sum at every step instead of once" if normalised else
@@ -75,15 +79,17 @@ class FlashattentionWoTiling(Strategy):
     """Fuse a two-pass softmax and the matmul of its output into one streaming pass (no tiling).
 
     Before: ``B^{2}_{tx=0}L^{4}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];B^{2}_{tx=0}L^{4}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];B^{2}_{tx=0}L^{4}_{a=0}[F^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx})/E^{f32,g}_{tx};];B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+F^{f32,g}_{tx,c}*G^{f32,g}_{c,a};];``
-    After:  ``B^{2}_{tx=0}L^{4}_{a=0}[D^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,D^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});E^{f32,g}_{tx,a}=if_then_else(D^{f32,g}_{tx,a}==-inf,0,if_then_else(a-1<0,0,E^{f32,g}_{tx,a-1}*exp(D^{f32,g}_{tx,a-1}-D^{f32,g}_{tx,a}))+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx,a}));L^{3}_{c=0}[H^{f32,g}_{tx,c,a}=if_then_else(D^{f32,g}_{tx,a}==-inf,0,if_then_else(a-1<0,0,H^{f32,g}_{tx,c,a-1}*exp(D^{f32,g}_{tx,a-1}-D^{f32,g}_{tx,a}))+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx,a})*G^{f32,g}_{a,c});];];B^{2}_{tx=0}L^{3}_{a=0}[C^{f32,g}_{tx,a}=H^{f32,g}_{tx,a,3}/E^{f32,g}_{tx,3};];``
+    After:  ``B^{2}_{tx=0}L^{4}_{a=0}[D^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,D^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});E^{f32,g}_{tx,a}=if_then_else(D^{f32,g}_{tx,a}==-inf,0,if_then_else(a-1<0,0,E^{f32,g}_{tx,a-1}*exp(D^{f32,g}_{tx,a-1}-D^{f32,g}_{tx,a}))+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx,a}));H^{f32,g}_{tx,a}=if_then_else(D^{f32,g}_{tx,a}==-inf,0,if_then_else(a-1<0,0,exp(D^{f32,g}_{tx,a-1}-D^{f32,g}_{tx,a})));I^{f32,g}_{tx,a}=if_then_else(D^{f32,g}_{tx,a}==-inf,0,exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx,a}));L^{3}_{d=0}[J^{f32,g}_{tx,d,a}=if_then_else(a-1<0,0,J^{f32,g}_{tx,d,a-1}*H^{f32,g}_{tx,a})+I^{f32,g}_{tx,a}*G^{f32,g}_{a,d};];];B^{2}_{tx=0}L^{3}_{a=0}[C^{f32,g}_{tx,a}=J^{f32,g}_{tx,a,3}/E^{f32,g}_{tx,3};];``
 
     Precondition: a softmax ``P=exp(X-M)/S`` — two-pass (#42's pattern) or already online (#42's
     result, statistics read at ``K-1``) — and the next block is the single
     reduction ``O=O+P*V`` (either order) over exactly the streamed axis, reading ``P`` by bare loop
     variables, with at least one loop ``P`` does not depend on (the output columns); ``V`` is written
-    by none of these blocks, ``O`` by no other. The streaming block keeps running max, sum and an
-    unnormalised running output ``R`` (a nested block over the output columns); ``O = R_{K-1}/S_{K-1}``
-    replaces the matmul, and ``P`` disappears when nothing else reads it.
+    by none of these blocks, ``O`` by no other. The streaming block keeps running max and sum, the
+    rescale factor ``A_k=exp(M_{k-1}-M_k)`` and weight ``W_k=exp(X-M_k)`` (once per element, 0 while
+    ``M_k=-inf``) and the unnormalised running output ``R_k=R_{k-1}*A_k+W_k*V_k`` (a nested block over
+    the output columns); ``O = R_{K-1}/S_{K-1}`` replaces the matmul, and ``P`` disappears when
+    nothing else reads it.
     Numerically equivalent (N): see ``docs/math_streaming.md``.
     """  # noqa: E501
 
@@ -101,8 +107,8 @@ class FlashattentionWoTiling(Strategy):
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
         found = find_attention(self, program, site, online=self.forms)
-        (name,) = fresh_tensor_names(program)
-        return with_body(program, flash(program, found, name, normalised=self.normalised).body)
+        a, w, r = fresh_tensor_names(program, 3)
+        return with_body(program, flash(program, found, (a, w, r), normalised=self.normalised).body)
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         found = find_attention(self, before, site, online=self.forms)

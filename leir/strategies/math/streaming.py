@@ -361,14 +361,18 @@ def pv_matmul(program: Program, stats: Stats, p: TensorRef, index: int) -> Consu
     return None
 
 
-def running_output(program: Program, stats: Stats, mm: Consumer, name: str, *,
-                   normalised: bool) -> tuple[Block, Block]:
-    """The nested running-output block (inside the stream) and the block that writes ``O`` from it.
+def running_output(program: Program, stats: Stats, mm: Consumer, names: tuple[str, str, str], *,
+                   normalised: bool) -> tuple[tuple[Assign | Block, ...], Block]:
+    """The items the stream gains (rescale, weight, nested running output) and the block writing ``O``.
 
-    Deferred (``normalised=False``): ``R_k = R_{k-1}*exp(M_{k-1}-M_k) + exp(X-M_k)*V_k``, then
-    ``O = R_{K-1}/S_{K-1}``. Normalised: ``R_k = R_{k-1}*(S_{k-1}*exp(M_{k-1}-M_k))/S_k +
-    exp(X-M_k)/S_k*V_k``, then ``O = R_{K-1}``.
+    ``names`` are the fresh rescale-factor, weight and running-output tensors ``A``, ``W``, ``R``.
+    Deferred (``normalised=False``): ``A_k = exp(M_{k-1}-M_k)``, ``W_k = exp(X-M_k)``, then
+    ``O = R_{K-1}/S_{K-1}``. Normalised: ``A_k = S_{k-1}*exp(M_{k-1}-M_k)/S_k``, ``W_k = exp(X-M_k)/S_k``,
+    then ``O = R_{K-1}``. Both: ``R_k = R_{k-1}*A_k + W_k*V_k`` over the matmul's free axes (a nested
+    block), so each exponential is computed once per streamed element, not once per output column.
+    ``A`` and ``W`` are 0 while ``M_k=-inf``.
     """
+    a_name, w_name, r_name = names
     taken = {lp.var for lp in stats.loops}
     fresh = iter(fresh_loop_vars(program, len(mm.free)))
     inner = {lp.var: (lp.var if lp.var not in taken else next(fresh)) for lp in mm.free}
@@ -377,8 +381,9 @@ def running_output(program: Program, stats: Stats, mm: Consumer, name: str, *,
     idx = tuple(Var(v) for v in stats.spatial)
     m_k = prefix_ref(stats.m, stats.dtype, idx, stats.k)
     s_k = prefix_ref(stats.s, stats.dtype, idx, stats.k)
-    r_idx = idx + tuple(Var(inner[lp.var]) for lp in mm.free)
-    r_k = prefix_ref(name, stats.dtype, r_idx, stats.k)
+    a_k = prefix_ref(a_name, stats.dtype, idx, stats.k)
+    w_k = prefix_ref(w_name, stats.dtype, idx, stats.k)
+    r_k = prefix_ref(r_name, stats.dtype, idx + tuple(Var(inner[lp.var]) for lp in mm.free), stats.k)
     v = substitute_vars(mm.value, to_stream)
     assert isinstance(v, TensorRef)
     rescale: Expr = Call("exp", (BinOp("-", shifted(m_k, stats.k), m_k),))
@@ -386,20 +391,22 @@ def running_output(program: Program, stats: Stats, mm: Consumer, name: str, *,
     if normalised:
         rescale = BinOp("/", BinOp("*", shifted(s_k, stats.k), rescale), s_k)
         weight = BinOp("/", weight, s_k)
-    carried = IfThenElse(first_step(stats.k), ZERO, BinOp("*", shifted(r_k, stats.k), rescale))
-    update = Assign(r_k, masked(m_k, BinOp("+", carried, BinOp("*", weight, v))))
+    a_stmt = Assign(a_k, masked(m_k, IfThenElse(first_step(stats.k), ZERO, rescale)))
+    w_stmt = Assign(w_k, masked(m_k, weight))
+    carried = IfThenElse(first_step(stats.k), ZERO, BinOp("*", shifted(r_k, stats.k), a_k))
+    update = Assign(r_k, BinOp("+", carried, BinOp("*", w_k, v)))
     nested = Block(tuple(Loop(lp.kind, lp.extent, inner[lp.var]) for lp in mm.free), (update,))
     # the write-back, in the matmul's own variables (its header without the reduced loop)
     back = {b: a for a, b in mm.to_stats.items()}
     last = Num(str(stats.extent - 1))
     out_idx = tuple(Var(back[v]) for v in stats.spatial)
-    final_r = TensorRef(name, stats.dtype, "g", out_idx + tuple(Var(lp.var) for lp in mm.free) + (last,))
+    final_r = TensorRef(r_name, stats.dtype, "g", out_idx + tuple(Var(lp.var) for lp in mm.free) + (last,))
     value: Expr = final_r
     if not normalised:
         value = BinOp("/", final_r, TensorRef(stats.s, stats.dtype, "g", out_idx + (last,)))
     red = next(a for a, b in mm.to_stats.items() if b == stats.k)
     write = Block(tuple(lp for lp in mm.loops if lp.var != red), (Assign(mm.target, value),))
-    return nested, write
+    return (a_stmt, w_stmt, nested), write
 
 
 def score_passes(program: Program, tensor: str) -> int:
@@ -449,17 +456,17 @@ def attention_sites(program: Program, *, online: bool) -> list[Attention]:
     return found
 
 
-def flash(program: Program, site: Attention, name: str, *, normalised: bool) -> Program:
+def flash(program: Program, site: Attention, names: tuple[str, str, str], *, normalised: bool) -> Program:
     """The statistics, the softmax output and the matmul as one streaming pass plus a write-back block."""
     stats, norm, mm = site.stats, site.norm, site.mm
-    nested, write = running_output(program, stats, mm, name, normalised=normalised)
+    added, write = running_output(program, stats, mm, names, normalised=normalised)
     blocks = program.body.blocks
     if stats.online:
         head = blocks[stats.first]
-        stream = Block(head.loops, (*head.items, nested))
+        stream = Block(head.loops, (*head.items, *added))
         tail = Body((blocks[norm.index], *blocks[mm.index + 1:]))
     else:
-        stream = stream_block(stats, (nested,))
+        stream = stream_block(stats, added)
         tail = last_element_reads(Body((blocks[norm.index], *blocks[mm.index + 1:])), 0, stats)
     norm_block, rest = tail.blocks[0], tail.blocks[1:]
     p_name = norm.target.name
