@@ -52,3 +52,19 @@ def stream_parts(step: AppliedStep):
     (update,) = nested.items
     assert isinstance(factor, Assign) and isinstance(weight, Assign) and isinstance(update, Assign)
     return factor, weight, update
+
+
+def assert_docstring_pair_is_real(strategy: str) -> None:
+    """The docstring's Before, rewritten at its first site, prints exactly as the docstring's After."""
+    import re
+
+    from leir.inference import infer_signature
+    from leir.strategies import get_strategy
+
+    doc = type(get_strategy(strategy)).__doc__ or ""
+    before = re.search(r"Before: ``(.*?)``", doc)
+    after = re.search(r"After:  ``(.*?)``", doc)
+    assert before and after, f"{strategy} has no Before/After pair"
+    body = parse_body(before.group(1))
+    step = apply_strategy(Program(infer_signature(body), body), strategy, 0)
+    assert canonical(step.after.body) == after.group(1)

@@ -7,7 +7,14 @@ import pytest
 from leir.printer import canonical
 from leir.strategies.math.streaming import score_passes
 
-from .streaming_checks import assert_rejected, assert_step_verifies, mutated, step_on, stream_parts
+from .streaming_checks import (
+    assert_docstring_pair_is_real,
+    assert_rejected,
+    assert_step_verifies,
+    mutated,
+    step_on,
+    stream_parts,
+)
 
 NAME = "flashattention_wo_tiling"
 WORKLOADS = ["level1/sdpa_causal", "level1/sdpa_masked_scaled", "level2/gqa_sdpa_causal"]
@@ -36,3 +43,7 @@ def test_missing_rescale_of_the_running_output_is_rejected():
     assert canonical(carried.right) == canonical(factor.target)
     # the old partial output is no longer rescaled when the running max grows
     assert_rejected(step, mutated(step, canonical(carried), canonical(carried.left)))
+
+
+def test_the_docstring_pair_is_a_real_step():
+    assert_docstring_pair_is_real(NAME)

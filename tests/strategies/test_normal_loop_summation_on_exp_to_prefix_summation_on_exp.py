@@ -8,7 +8,13 @@ from leir.printer import canonical
 from leir.strategies import NotApplicableError, Site, apply_strategy, candidates
 
 from .helpers import assert_interpreter_agrees, leir
-from .streaming_checks import assert_rejected, assert_step_verifies, mutated, step_on
+from .streaming_checks import (
+    assert_docstring_pair_is_real,
+    assert_rejected,
+    assert_step_verifies,
+    mutated,
+    step_on,
+)
 
 NAME = "normal_loop_summation_on_exp_to_prefix_summation_on_exp"
 WORKLOADS = ["level1/log_softmax", "level1/cross_entropy", "level1/sdpa_masked_scaled"]
@@ -98,3 +104,7 @@ def test_rows_that_start_masked_need_the_minus_inf_guard():
     assert guarded.startswith("if_then_else(M^{f32,g}_{i,j}==-inf,0,")
     unguarded = guarded[len("if_then_else(M^{f32,g}_{i,j}==-inf,0,"):-1]
     assert_rejected(step, mutated(step, guarded, unguarded))
+
+
+def test_the_docstring_pair_is_a_real_step():
+    assert_docstring_pair_is_real(NAME)

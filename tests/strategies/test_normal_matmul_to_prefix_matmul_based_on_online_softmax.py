@@ -9,7 +9,14 @@ from leir.strategies import candidates
 from leir.strategies.math.streaming import score_passes
 
 from .helpers import workload
-from .streaming_checks import assert_rejected, assert_step_verifies, mutated, step_on, stream_parts
+from .streaming_checks import (
+    assert_docstring_pair_is_real,
+    assert_rejected,
+    assert_step_verifies,
+    mutated,
+    step_on,
+    stream_parts,
+)
 
 NAME = "normal_matmul_to_prefix_matmul_based_on_online_softmax"
 WORKLOADS = ["level1/sdpa_causal", "level1/sdpa_masked_scaled", "level2/gqa_sdpa_causal"]
@@ -51,3 +58,7 @@ def test_missing_running_sum_ratio_is_rejected():
     assert ratio.op == "/" and ratio.left.op == "*"
     # keeps the max rescale but forgets S_{k-1}/S_k: the old partial output is not renormalised
     assert_rejected(step, mutated(step, canonical(ratio), canonical(ratio.left.right)))
+
+
+def test_the_docstring_pair_is_a_real_step():
+    assert_docstring_pair_is_real(NAME)

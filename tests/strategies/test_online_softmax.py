@@ -7,7 +7,13 @@ import pytest
 from leir.strategies import candidates
 
 from .helpers import workload
-from .streaming_checks import assert_rejected, assert_step_verifies, mutated, step_on
+from .streaming_checks import (
+    assert_docstring_pair_is_real,
+    assert_rejected,
+    assert_step_verifies,
+    mutated,
+    step_on,
+)
 
 NAME = "online_softmax"
 WORKLOADS = ["level1/softmax", "level1/sdpa_causal", "level2/gqa_sdpa_causal"]
@@ -57,3 +63,7 @@ def test_matches_a_softmax_with_other_names_a_scaled_input_and_extra_statements(
     step = apply_strategy(program, NAME, site)
     assert "Y^{f64,g}_{u,w}=exp(Q^{f64,g}_{u,w}/2-Hi^{f64,g}_{u,6})/Tot^{f64,g}_{u,6}" in canonical(step.after.body)
     assert_interpreter_agrees(step)
+
+
+def test_the_docstring_pair_is_a_real_step():
+    assert_docstring_pair_is_real(NAME)
