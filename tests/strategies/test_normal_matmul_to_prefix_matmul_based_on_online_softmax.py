@@ -62,3 +62,26 @@ def test_missing_running_sum_ratio_is_rejected():
 
 def test_the_docstring_pair_is_a_real_step():
     assert_docstring_pair_is_real(NAME)
+
+
+CORPUS_FORM = """input A: f64[2, 4]
+input G: f64[4, 3]
+output C: f64[2, 3]
+---
+B^{2}_{tx=0}L^{4}_{a=0}[D^{f64,g}_{tx,a}=max(if_then_else(a-1<0,-inf,D^{f64,g}_{tx,a-1}),A^{f64,g}_{tx,a});F^{f64,g}_{tx,a}=if_then_else(a-1<0,1,F^{f64,g}_{tx,a-1})*exp(if_then_else(a-1<0,-inf,D^{f64,g}_{tx,a-1})-D^{f64,g}_{tx,a})+exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx,a});];
+B^{2}_{tx=0}L^{4}_{a=0}[E^{f64,g}_{tx,a}=exp(A^{f64,g}_{tx,a}-D^{f64,g}_{tx,3})/F^{f64,g}_{tx,3};];
+B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+E^{f64,g}_{tx,c}*G^{f64,g}_{c,a};];
+"""
+
+
+def test_accepts_the_reference_datas_online_softmax_form():
+    """The public data's online softmax (sum started from 1, no -inf guard) is an online softmax too."""
+    from leir.strategies import apply_strategy
+
+    from .helpers import assert_interpreter_agrees, leir
+
+    program = leir(CORPUS_FORM)
+    (site,) = candidates(program, NAME)
+    step = apply_strategy(program, NAME, site)
+    assert canonical(step.after.body.blocks[-1]) == "B^{2}_{tx=0}L^{3}_{a=0}[C^{f64,g}_{tx,a}=J^{f64,g}_{tx,a,3};];"
+    assert_interpreter_agrees(step)

@@ -200,8 +200,24 @@ def online_items(stats: Stats) -> tuple[Assign, Assign]:
     return m_stmt, s_stmt
 
 
+def corpus_sum(stats: Stats) -> Assign:
+    """The running sum as the public reference data writes it (no ``-inf`` guard, started from 1).
+
+    ``S_{k}=if_then_else(k-1<0,1,S_{k-1})*exp(if_then_else(k-1<0,-inf,M_{k-1})-M_{k})+exp(X-M_{k})``:
+    the 1 is multiplied by ``exp(-inf-M_0)=0``, so it equals ``online_items``' sum wherever the first
+    element is finite. Accepted as an online softmax so corpus states are #43/#44 sites too.
+    """
+    idx = tuple(Var(v) for v in stats.spatial)
+    m_k = prefix_ref(stats.m, stats.dtype, idx, stats.k)
+    s_k = prefix_ref(stats.s, stats.dtype, idx, stats.k)
+    carried = BinOp("*", _prev(s_k, stats.k, Num("1")),
+                    Call("exp", (BinOp("-", _prev(m_k, stats.k, NEG_INF), m_k),)))
+    return Assign(s_k, BinOp("+", carried, Call("exp", (BinOp("-", stats.x, m_k),))))
+
+
 def online_stats(program: Program) -> list[Stats]:
-    """Every top-level block whose first two statements are the online recurrences ``online_items``."""
+    """Every top-level block whose first two statements are the online recurrences (``online_items``, or
+    the reference data's ``corpus_sum``)."""
     found = []
     for i, block in enumerate(program.body.blocks):
         if len(block.items) < 2 or not all(isinstance(it, Assign) for it in block.items[:2]):
@@ -221,7 +237,9 @@ def online_stats(program: Program) -> list[Stats]:
             continue
         stats = Stats(i, i, block.loops, k, extent, m_ref.name, sstmt.target.name, m_ref.dtype, x, spatial,
                       online=True)
-        if (mstmt, sstmt) == online_items(stats) and _private(program, i, i, stats.m, stats.s):
+        m_want, s_want = online_items(stats)
+        if (mstmt == m_want and sstmt in (s_want, corpus_sum(stats))
+                and _private(program, i, i, stats.m, stats.s)):
             found.append(stats)
     return found
 
