@@ -1,1 +1,8 @@
 """math-level strategies: one module per strategy; importing this package registers them."""
+
+from leir.strategies.math import (  # noqa: F401
+    flashattention_wo_tiling,
+    normal_loop_summation_on_exp_to_prefix_summation_on_exp,
+    normal_matmul_to_prefix_matmul_based_on_online_softmax,
+    online_softmax,
+)
