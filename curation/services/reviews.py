@@ -144,3 +144,15 @@ def next_step_for(user, *, strategy: str | None = None) -> Step | None:
     if chosen is not None:
         chosen.assigned_to.add(user)
     return chosen
+
+
+def last_review_by(user) -> Review | None:
+    """The user's most recent review of any step (what an "undo" button takes back)."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    return Review.objects.filter(reviewer=user).select_related("step").order_by("-created_at", "-id").first()
+
+
+def queue_strategies(user) -> list[str]:
+    """The strategies present in the user's queue, sorted, for the queue's filter."""
+    return sorted(set(queue_for(user).values_list("strategy", flat=True).distinct()))

@@ -4,4 +4,5 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("curation.urls.dashboard")),
+    path("", include("curation.urls.review")),
 ]
