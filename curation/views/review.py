@@ -139,7 +139,8 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
     done = {Decision.APPROVE: "Approved", Decision.REJECT: "Rejected", Decision.SKIP: "Skipped"}[decision]
     messages.success(request, f"{done} step {step.step_id[:16]} — press u to undo.")
     following = reviews.next_step_for(request.user, strategy=strategy or None)
-    if following is None:
+    # the policy offers skipped steps again once nothing else is left: not straight after the skip
+    if following is None or following.pk == step.pk:
         return redirect(_queue_url(strategy))
     url = reverse("step", args=[following.pk])
     return redirect(f"{url}?strategy={strategy}" if strategy else url)
