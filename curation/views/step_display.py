@@ -28,15 +28,20 @@ def pretty_after(step: Step) -> str:
 def diff_rows(step: Step) -> list[dict[str, Any]]:
     """The structural diff of the step's before- and after-state, per block, with the site marked."""
     from leir.diff import diff_programs
+    from leir.latex import program_latex
 
     path = (step.site or {}).get("path") or None
-    diff = diff_programs(_program(step.before), _program(step.after), site=path)
+    before, after = _program(step.before), _program(step.after)
+    diff = diff_programs(before, after, site=path)
+    before_math, after_math = program_latex(before), program_latex(after)
     blocks = []
     for block in diff.blocks:
         number = (block.before_index if block.before_index is not None else block.after_index) + 1
         blocks.append({"kind": block.kind, "number": number, "at_site": block.at_site,
                        "before_index": block.before_index, "after_index": block.after_index,
-                       "rows": block.rows})
+                       "rows": block.rows,
+                       "before_math": before_math[block.before_index] if block.before_index is not None else "",
+                       "after_math": after_math[block.after_index] if block.after_index is not None else ""})
     return blocks
 
 

@@ -89,8 +89,10 @@ def test_edit_trace_and_leir_see_the_error_fix_it_reverify_with_a_worker_and_app
     assert step.after.leir != step.before.leir and "U^{16}_{a=0}L^{64}_{c=0}[H" in step.after.leir
 
     README_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    page.reload()  # the screen as a reviewer opening this step sees it (no "saved" message)
+    page.locator('.math[data-rendered="katex"]').first.wait_for()
     page.screenshot(path=str(README_SCREENSHOT), full_page=True,
-                    clip={"x": 0, "y": 0, "width": 1400, "height": 1500})
+                    clip={"x": 0, "y": 0, "width": 1400, "height": 1520})
 
     page.keyboard.press("a")
     page.wait_for_url("**/review/")

@@ -71,6 +71,7 @@ def test_queue_and_step_pages_have_no_serious_accessibility_violation(page, step
     page.goto("/review/")
     assert axe_violations(page) == []
     page.goto(f"/steps/{steps[0].pk}/")
+    page.locator('.math[data-rendered="katex"]').first.wait_for()  # the blocks typeset by KaTeX
     page.locator("#leir-text").fill("B^{4}_{tx=0}[\n  oops\n];\n")
     page.locator(".leir-problem").first.wait_for()
     assert axe_violations(page) == []

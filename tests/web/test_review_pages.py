@@ -215,3 +215,15 @@ def test_history_panel_lists_the_changes(step, ann):
     ann.post(reverse("step-trace", args=[step.pk]), {"trace_text": "Edited.", "version": 1})
     html = ann.get(reverse("step", args=[step.pk])).content.decode()
     assert "History" in html and "trace_text" in html and "Edited." in html
+
+
+def test_every_block_is_also_given_as_math_for_katex(step, ann):
+    from django.utils.html import escape
+
+    from leir.latex import program_latex
+    from leir.program import program_from_json
+
+    html = ann.get(reverse("step", args=[step.pk])).content.decode()
+    after = program_latex(program_from_json(step.after.as_program_json()))
+    assert html.count("data-math>") == 2 * len(after)
+    assert escape(after[0]) in html
