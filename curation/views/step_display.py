@@ -40,8 +40,8 @@ def diff_rows(step: Step) -> list[dict[str, Any]]:
         blocks.append({"kind": block.kind, "number": number, "at_site": block.at_site,
                        "before_index": block.before_index, "after_index": block.after_index,
                        "rows": block.rows,
-                       "before_math": before_math[block.before_index] if block.before_index is not None else "",
-                       "after_math": after_math[block.after_index] if block.after_index is not None else ""})
+                       "before_math": "" if block.before_index is None else before_math[block.before_index],
+                       "after_math": "" if block.after_index is None else after_math[block.after_index]})
     return blocks
 
 

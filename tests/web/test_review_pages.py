@@ -227,3 +227,36 @@ def test_every_block_is_also_given_as_math_for_katex(step, ann):
     after = program_latex(program_from_json(step.after.as_program_json()))
     assert html.count("data-math>") == 2 * len(after)
     assert escape(after[0]) in html
+
+
+def test_a_stale_leir_edit_shows_both_programs_and_saving_mine_from_there_works(
+        step, ann, django_capture_on_commit_callbacks):
+    bob = client_for("bob", Role.REVIEWER)
+    original = pretty_after(step)
+    bobs = original.replace("L^{16}_{a=0}L^{64}_{c=0}[\n  H", "U^{16}_{a=0}L^{64}_{c=0}[\n  H", 1)
+    anns = original.replace("L^{16}_{a=0}L^{64}_{c=0}[\n  J", "U^{16}_{a=0}L^{64}_{c=0}[\n  J", 1)
+    assert len({original, bobs, anns}) == 3
+    url = reverse("step-leir", args=[step.pk])
+    with django_capture_on_commit_callbacks():
+        assert bob.post(url, {"leir_text": bobs, "version": 1}).status_code == 302
+    conflict = ann.post(url, {"leir_text": anns, "version": 1})
+    assert conflict.status_code == 409
+    html = conflict.content.decode()
+    assert "Edit conflict on the transformed LEIR" in html
+    assert f'<pre class="code theirs" id="theirs">{bobs}' in html and f">{anns}</textarea>" in html
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert ann.post(url, {"leir_text": anns, "version": 2}).status_code == 302
+    assert len(callbacks) == 1
+    step.refresh_from_db()
+    assert step.version == 3 and pretty_after(step) == anns
+    # Bob's program is not lost: it is the "from" of Ann's change in the audit trail
+    from leir.printer import canonical
+    from leir.program import program_from_json
+
+    bobs_canonical = canonical(program_from_json({"tensors": step.after.tensors, "leir": bobs}))
+    assert AuditEvent.objects.filter(step=step, field="after_leir", step_version=3).get().old == bobs_canonical
+
+
+def test_skipping_the_last_step_goes_back_to_the_queue_not_to_the_same_step(step, ann):
+    response = ann.post(reverse("step-review", args=[step.pk]), {"decision": "skip", "version": 1})
+    assert response.status_code == 302 and response["Location"] == reverse("queue")
