@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from curation.models import Decision, RejectReason, Review, ReviewStatus, Step, VerificationStatus
 from curation.services.audit import record_change
@@ -121,10 +121,10 @@ def queue_for(user, *, strategy: str | None = None) -> QuerySet[Step]:
     steps = Step.objects.filter(verified, review_status__in=statuses)
     if strategy:
         steps = steps.filter(strategy=strategy)
-    mine = Review.objects.filter(reviewer=user).exclude(decision=Decision.SKIP)
-    decided = [r.step_id for r in mine.only("step_id", "step_version", "step__version").select_related("step")
-               if r.step_version == r.step.version]
-    return steps.exclude(pk__in=decided).order_by("id")
+    # one correlated subquery, not the reviewer's whole review history loaded into Python
+    decided = Review.objects.filter(reviewer=user, step=OuterRef("pk"), step_version=OuterRef("version")
+                                    ).exclude(decision=Decision.SKIP)
+    return steps.exclude(Exists(decided)).order_by("id")
 
 
 def next_step_for(user, *, strategy: str | None = None) -> Step | None:
