@@ -95,7 +95,7 @@ def test_edit_trace_and_leir_see_the_error_fix_it_reverify_with_a_worker_and_app
     # committed image only changes when the screen does
     page.screenshot(path=str(README_SCREENSHOT), full_page=True, animations="disabled", caret="hide",
                     clip={"x": 0, "y": 0, "width": 1400, "height": 1520},
-                    mask=[page.locator(".verdict time"), page.locator(".verdict dd.timings")],
+                    mask=[page.locator(".verdict time"), page.locator(".verdict .timings")],
                     mask_color="#d1d5db")
 
     page.keyboard.press("a")
