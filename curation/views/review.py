@@ -99,6 +99,7 @@ def _context(request: HttpRequest, step: Step, **extra: Any) -> dict[str, Any]:
         "reasons": [(value, label) for value, label in RejectReason.choices if value],
         "history": audit.history(step),
         "reviews": list(step.reviews.select_related("reviewer").order_by("created_at", "id")),
+        "assignees": list(step.assigned_to.order_by("username")),
         "last_review": last,
         "problems": None,
     }

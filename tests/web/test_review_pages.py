@@ -260,3 +260,21 @@ def test_a_stale_leir_edit_shows_both_programs_and_saving_mine_from_there_works(
 def test_skipping_the_last_step_goes_back_to_the_queue_not_to_the_same_step(step, ann):
     response = ann.post(reverse("step-review", args=[step.pk]), {"decision": "skip", "version": 1})
     assert response.status_code == 302 and response["Location"] == reverse("queue")
+
+
+def test_a_disputed_step_tells_a_curator_their_decision_settles_it(step, ann):
+    bob = client_for("bob", Role.REVIEWER)
+    cat = client_for("cat", Role.CURATOR)
+    url = reverse("step-review", args=[step.pk])
+    ann.post(url, {"decision": "approve", "version": 1})
+    bob.post(url, {"decision": "reject", "reason": "not_equivalent", "version": 1})
+    step.refresh_from_db()
+    assert step.review_status == ReviewStatus.DISPUTED
+    assert "Your decision as a curator settles it." in cat.get(reverse("step", args=[step.pk])).content.decode()
+    assert "A curator settles it." in ann.get(reverse("step", args=[step.pk])).content.decode()
+    assert cat.post(reverse("review-next")).headers["Location"] == reverse("step", args=[step.pk])
+    cat.post(url, {"decision": "reject", "reason": "not_equivalent", "version": 1})
+    step.refresh_from_db()
+    assert step.review_status == ReviewStatus.REJECTED
+    assert "cat: reject (not equivalent) on v1 — adjudication" in ann.get(
+        reverse("step", args=[step.pk])).content.decode()
