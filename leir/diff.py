@@ -12,10 +12,10 @@ No Django here: the review page renders the dataclasses this module returns.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from typing import Literal
+from typing import Any, Literal
 
 from leir.ast import Assign, Block, Body, Program
 from leir.printer import canonical, expr_text, loop_text
@@ -32,6 +32,8 @@ _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|[\^_
 class Token:
     text: str
     changed: bool = False
+    #: True for the text the site's detail names (its loop, its tensor) on a line at the site.
+    site: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,40 @@ def pretty_lines(program: Program | Body) -> list[list[tuple[tuple[int, ...], st
     return [list(_block_lines(block, (index,), 0)) for index, block in enumerate(body.blocks)]
 
 
+def site_patterns(detail: Mapping[str, Any] | None) -> list[re.Pattern[str]]:
+    """Patterns for what a site's ``detail`` names: its loop (``L^{16}_{a=0}``) or tensor (``A^{f32,g}``)."""
+    patterns = []
+    if detail:
+        loop = detail.get("loop")
+        if isinstance(loop, str) and loop:
+            patterns.append(re.compile(r"[A-Za-z]\^\{\d+\}_\{" + re.escape(loop) + r"=0\}"))
+        tensor = detail.get("tensor")
+        if isinstance(tensor, str) and tensor:
+            patterns.append(re.compile(r"(?<![A-Za-z0-9_])" + re.escape(tensor) + r"\^\{[^}]*\}"))
+    return patterns
+
+
+def _mark_site(tokens: tuple[Token, ...], patterns: Sequence[re.Pattern[str]]) -> tuple[Token, ...]:
+    """Split the tokens where the patterns match the line and flag the matching pieces as ``site``."""
+    text = "".join(t.text for t in tokens)
+    inside = [False] * len(text)
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            inside[match.start():match.end()] = [True] * (match.end() - match.start())
+    if not any(inside):
+        return tokens
+    out: list[Token] = []
+    offset = 0
+    for token in tokens:
+        start = offset
+        for index in range(offset + 1, offset + len(token.text) + 1):
+            if index == offset + len(token.text) or inside[index] != inside[start]:
+                out.append(Token(text[start:index], token.changed, inside[start]))
+                start = index
+        offset += len(token.text)
+    return tuple(out)
+
+
 def _under(path: tuple[int, ...], site: tuple[int, ...] | None) -> bool:
     return site is not None and len(site) > 0 and path[:len(site)] == site
 
@@ -129,9 +165,14 @@ class _Numbering:
 
 
 def _line(entry: tuple[tuple[int, ...], str], number: int, site: tuple[int, ...] | None,
-          tokens: tuple[Token, ...] | None = None) -> Line:
+          tokens: tuple[Token, ...] | None = None,
+          patterns: Sequence[re.Pattern[str]] = ()) -> Line:
     path, text = entry
-    return Line(path=path, number=number, tokens=tokens or (Token(text),), at_site=_under(path, site))
+    at_site = _under(path, site)
+    tokens = tokens or (Token(text),)
+    if at_site and patterns:
+        tokens = _mark_site(tokens, patterns)
+    return Line(path=path, number=number, tokens=tokens, at_site=at_site)
 
 
 def _token_pair(old: str, new: str) -> tuple[tuple[Token, ...], tuple[Token, ...]]:
@@ -150,38 +191,43 @@ def _token_pair(old: str, new: str) -> tuple[tuple[Token, ...], tuple[Token, ...
 
 def _rows(before: Sequence[tuple[tuple[int, ...], str]], after: Sequence[tuple[tuple[int, ...], str]],
           first_before: int, first_after: int, site_before: tuple[int, ...] | None,
-          site_after: tuple[int, ...] | None) -> list[Row]:
+          site_after: tuple[int, ...] | None, patterns: Sequence[re.Pattern[str]]) -> list[Row]:
     old = [text for _, text in before]
     new = [text for _, text in after]
     rows: list[Row] = []
+
+    def left(k: int, tokens: tuple[Token, ...] | None = None) -> Line:
+        return _line(before[k], first_before + k, site_before, tokens, patterns)
+
+    def right(k: int, tokens: tuple[Token, ...] | None = None) -> Line:
+        return _line(after[k], first_after + k, site_after, tokens, patterns)
+
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
         if tag == "equal":
             for k in range(i2 - i1):
-                rows.append(Row("same", _line(before[i1 + k], first_before + i1 + k, site_before),
-                                _line(after[j1 + k], first_after + j1 + k, site_after)))
+                rows.append(Row("same", left(i1 + k), right(j1 + k)))
             continue
         pairs = min(i2 - i1, j2 - j1) if tag == "replace" else 0
         for k in range(pairs):
-            left, right = _token_pair(old[i1 + k], new[j1 + k])
-            rows.append(Row("changed", _line(before[i1 + k], first_before + i1 + k, site_before, left),
-                            _line(after[j1 + k], first_after + j1 + k, site_after, right)))
+            old_tokens, new_tokens = _token_pair(old[i1 + k], new[j1 + k])
+            rows.append(Row("changed", left(i1 + k, old_tokens), right(j1 + k, new_tokens)))
         for k in range(i1 + pairs, i2):
-            rows.append(Row("removed", _line(before[k], first_before + k, site_before,
-                                             (Token(old[k], True),)), None))
+            rows.append(Row("removed", left(k, (Token(old[k], True),)), None))
         for k in range(j1 + pairs, j2):
-            rows.append(Row("added", None, _line(after[k], first_after + k, site_after,
-                                                 (Token(new[k], True),))))
+            rows.append(Row("added", None, right(k, (Token(new[k], True),))))
     return rows
 
 
-def diff_programs(before: Program | Body, after: Program | Body, *,
-                  site: Sequence[int] | None = None) -> ProgramDiff:
+def diff_programs(before: Program | Body, after: Program | Body, *, site: Sequence[int] | None = None,
+                  site_detail: Mapping[str, Any] | None = None) -> ProgramDiff:
     """Align ``after`` with ``before`` block by block, line by line, token by token.
 
     ``site`` is the strategy's ``Site.path`` (an address in ``before``); lines at or under it are marked
     in the before-program, and the same address is marked in the after-program when its block changed.
+    ``site_detail`` (``Site.detail``) narrows the mark on those lines to the loop or tensor it names.
     """
     site_path = tuple(site) if site else None
+    patterns = site_patterns(site_detail)
     old_blocks, new_blocks = pretty_lines(before), pretty_lines(after)
     old_body = before.body if isinstance(before, Program) else before
     new_body = after.body if isinstance(after, Program) else after
@@ -196,7 +242,7 @@ def diff_programs(before: Program | Body, after: Program | Body, *,
         first_old = old_start[i] if i is not None else 0
         first_new = new_start[j] if j is not None else 0
         site_after = site_path if kind == "changed" else None
-        rows = _rows(old, new, first_old, first_new, site_path, site_after)
+        rows = _rows(old, new, first_old, first_new, site_path, site_after, patterns)
         blocks.append(BlockDiff(kind, i, j, tuple(rows)))
 
     matcher = SequenceMatcher(None, old_keys, new_keys, autojunk=False)

@@ -30,9 +30,9 @@ def diff_rows(step: Step) -> list[dict[str, Any]]:
     from leir.diff import diff_programs
     from leir.latex import program_latex
 
-    path = (step.site or {}).get("path") or None
+    site = step.site or {}
     before, after = _program(step.before), _program(step.after)
-    diff = diff_programs(before, after, site=path)
+    diff = diff_programs(before, after, site=site.get("path") or None, site_detail=site.get("detail"))
     before_math, after_math = program_latex(before), program_latex(after)
     blocks = []
     for block in diff.blocks:

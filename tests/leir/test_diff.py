@@ -85,3 +85,20 @@ def test_line_numbers_follow_each_programs_pretty_text():
 def test_the_same_inputs_give_the_same_diff():
     after = _program(BEFORE.replace("*2", "*3"))
     assert diff_programs(_program(), after, site=[0]) == diff_programs(_program(), after, site=[0])
+
+
+def test_the_site_detail_marks_the_named_loop_and_tensor_tokens_only_on_site_lines():
+    after = _program(BEFORE.replace("L^{8}_{i=0}L^{16}_{j=0}", "L^{8}_{i=0}U^{16}_{j=0}"))
+    diff = diff_programs(_program(), after, site=[0], site_detail={"loop": "j"})
+    header = diff.blocks[0].rows[0]
+    for line, kind in ((header.before, "L"), (header.after, "U")):
+        assert "".join(t.text for t in line.tokens if t.site) == kind + "^{16}_{j=0}"
+        assert line.text.startswith("L^{8}_{i=0}")
+    changed = [t.text for t in header.after.tokens if t.changed]
+    assert changed == ["U"]  # splitting for the site keeps the change marks as they were
+    # the loop over j in block 2 is not at the site: nothing marked there
+    assert not any(t.site for row in diff.blocks[1].rows for t in row.before.tokens)
+
+    by_tensor = diff_programs(_program(), _program(), site=[1], site_detail={"tensor": "C"})
+    statement = by_tensor.blocks[1].rows[3].before
+    assert [t.text for t in statement.tokens if t.site] == ["C^{f32,g}", "C^{f32,g}"]

@@ -278,3 +278,10 @@ def test_a_disputed_step_tells_a_curator_their_decision_settles_it(step, ann):
     assert step.review_status == ReviewStatus.REJECTED
     assert "cat: reject (not equivalent) on v1 — adjudication" in ann.get(
         reverse("step", args=[step.pk])).content.decode()
+
+
+def test_the_site_loop_is_marked_inside_its_line(step, ann):
+    html = ann.get(reverse("step", args=[step.pk])).content.decode()
+    # the site is "the loop over a in block 1": that loop's text is marked, the changed L/U inside it
+    assert '<mark class="site-token"><del class="diff-del">L</del>^{16}_{a=0}</mark>' in html
+    assert '<mark class="site-token"><ins class="diff-ins">U</ins>^{16}_{a=0}</mark>' in html
