@@ -155,4 +155,5 @@ def last_review_by(user) -> Review | None:
 
 def queue_strategies(user) -> list[str]:
     """The strategies present in the user's queue, sorted, for the queue's filter."""
-    return sorted(set(queue_for(user).values_list("strategy", flat=True).distinct()))
+    # order_by() first: the queue's ordering by id would otherwise join the DISTINCT and return every row
+    return list(queue_for(user).order_by("strategy").values_list("strategy", flat=True).distinct())

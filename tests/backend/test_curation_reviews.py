@@ -129,3 +129,16 @@ def test_the_queue_drops_a_step_once_decided_and_offers_it_again_on_a_new_versio
     assert step not in reviews.queue_for(ann) and step in reviews.queue_for(people["bob"])
     Step.objects.filter(pk=step.pk).update(version=2)  # an edit landed and verified again
     assert step in reviews.queue_for(ann)
+
+
+def test_queue_strategies_lists_each_strategy_of_the_queue_once(people):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    workload = builtin()
+    engine_step(workload, site=0), engine_step(workload, site=1)
+    engine_step(workload, strategy="loop_parallelization", site=0)
+    with CaptureQueriesContext(connection) as queries:
+        assert reviews.queue_strategies(people["ann"]) == ["loop_parallelization", "loop_unrolling"]
+    # the database de-duplicates (one row per strategy), not Python over every queued step
+    assert queries.captured_queries[-1]["sql"].startswith('SELECT DISTINCT "curation_step"."strategy" AS "strategy" FROM')
