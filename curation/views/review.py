@@ -51,7 +51,9 @@ def queue(request: HttpRequest) -> HttpResponse:
     strategy = request.GET.get("strategy", "")
     steps = reviews.queue_for(request.user, strategy=strategy or None)
     upcoming = list(steps.select_related("workload")[:20])
-    context = {"strategy": strategy, "strategies": reviews.queue_strategies(request.user),
+    assigned = request.user.assigned_steps.filter(pk__in=[s.pk for s in upcoming])
+    mine = set(assigned.values_list("pk", flat=True))
+    context = {"strategy": strategy, "strategies": reviews.queue_strategies(request.user), "mine": mine,
                "count": steps.count(), "upcoming": upcoming,
                "last_review": reviews.last_review_by(request.user),
                "policy": reviews.DEFAULT_POLICY}

@@ -81,6 +81,7 @@ def test_the_queue_hands_out_the_next_step_and_assigns_it(step, ann):
     response = ann.post(reverse("review-next"))
     assert response.status_code == 302 and response["Location"] == reverse("step", args=[step.pk])
     assert list(step.assigned_to.all()) == [ann.account]
+    assert "<td>to you</td>" in ann.get(reverse("queue")).content.decode()
 
 
 def test_the_queue_filters_by_strategy(step, ann):
