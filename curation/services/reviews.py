@@ -139,7 +139,10 @@ def next_step_for(user, *, strategy: str | None = None) -> Step | None:
     if mine is not None:
         return mine
     skipped = Review.objects.filter(reviewer=user, decision=Decision.SKIP).values("step_id")
-    chosen = (queue.exclude(pk__in=skipped).annotate(n=Count("assigned_to")).order_by("n", "id").first()
+    fresh = queue.exclude(pk__in=skipped)
+    # the fewest assignees is zero whenever an unassigned step is left: take it without counting them all
+    chosen = (fresh.filter(assigned_to__isnull=True).first()
+              or fresh.annotate(n=Count("assigned_to")).order_by("n", "id").first()
               or queue.first())
     if chosen is not None:
         chosen.assigned_to.add(user)
@@ -153,7 +156,12 @@ def last_review_by(user) -> Review | None:
     return Review.objects.filter(reviewer=user).select_related("step").order_by("-created_at", "-id").first()
 
 
-def queue_strategies(user) -> list[str]:
-    """The strategies present in the user's queue, sorted, for the queue's filter."""
-    # order_by() first: the queue's ordering by id would otherwise join the DISTINCT and return every row
-    return list(queue_for(user).order_by("strategy").values_list("strategy", flat=True).distinct())
+
+#: The queue page counts up to this many steps exactly and shows "N+" beyond (an exact count is a scan).
+COUNT_CAP = 1000
+
+
+def queue_size(queue: QuerySet[Step], cap: int = COUNT_CAP) -> tuple[int, bool]:
+    """How many steps the queue holds, up to ``cap``; the flag says there are more."""
+    n = queue.order_by()[:cap + 1].count()
+    return min(n, cap), n > cap

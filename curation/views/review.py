@@ -42,6 +42,13 @@ def _queue_url(strategy: str = "") -> str:
     return f"{url}?strategy={strategy}" if strategy else url
 
 
+def _strategy_names() -> list[str]:
+    """Every registered strategy by catalogue number (the filter's choices; no scan of the steps)."""
+    from leir.strategies import all_strategies
+
+    return [strategy.name for strategy in sorted(all_strategies(), key=lambda s: s.number)]
+
+
 # ---- the queue ---------------------------------------------------------------------------------------
 
 @role_required(Role.REVIEWER)
@@ -53,8 +60,9 @@ def queue(request: HttpRequest) -> HttpResponse:
     upcoming = list(steps.select_related("workload")[:20])
     assigned = request.user.assigned_steps.filter(pk__in=[s.pk for s in upcoming])
     mine = set(assigned.values_list("pk", flat=True))
-    context = {"strategy": strategy, "strategies": reviews.queue_strategies(request.user), "mine": mine,
-               "count": steps.count(), "upcoming": upcoming,
+    count, more = reviews.queue_size(steps)
+    context = {"strategy": strategy, "strategies": _strategy_names(), "mine": mine,
+               "count": count, "more": more, "upcoming": upcoming,
                "last_review": reviews.last_review_by(request.user),
                "policy": reviews.DEFAULT_POLICY}
     return render(request, "curation/review/queue.html", context)

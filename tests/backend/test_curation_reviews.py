@@ -131,15 +131,12 @@ def test_the_queue_drops_a_step_once_decided_and_offers_it_again_on_a_new_versio
     assert step in reviews.queue_for(ann)
 
 
-def test_queue_strategies_lists_each_strategy_of_the_queue_once(people):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
 
+def test_queue_size_counts_up_to_the_cap(people):
     workload = builtin()
-    engine_step(workload, site=0), engine_step(workload, site=1)
-    engine_step(workload, strategy="loop_parallelization", site=0)
-    with CaptureQueriesContext(connection) as queries:
-        assert reviews.queue_strategies(people["ann"]) == ["loop_parallelization", "loop_unrolling"]
-    # the database de-duplicates (one row per strategy), not Python over every queued step
-    selected = queries.captured_queries[-1]["sql"].split(" FROM ")[0]
-    assert selected.startswith('SELECT DISTINCT "curation_step"."strategy"') and '"id"' not in selected
+    for site in range(3):
+        engine_step(workload, site=site)
+    queue = reviews.queue_for(people["ann"])
+    assert reviews.queue_size(queue) == (3, False)
+    assert reviews.queue_size(queue, cap=2) == (2, True)
+    assert reviews.queue_size(queue, cap=3) == (3, False)
