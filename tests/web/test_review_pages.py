@@ -55,10 +55,10 @@ def test_a_viewer_sees_the_step_but_no_action_and_is_refused_when_posting(step, 
     html = page.content.decode()
     assert "Before → after" in html and step.trace_text[:40] in html
     assert 'value="approve"' not in html and "Re-run verification" not in html and 'id="leir-text"' not in html
-    refused = vic.post(reverse("step-review", args=[step.pk]), {"decision": "approve", "version": step.version})
+    refused = vic.post(reverse("review-decide", args=[step.pk]), {"decision": "approve", "version": step.version})
     assert refused.status_code == 403
-    assert vic.post(reverse("step-trace", args=[step.pk]), {"trace_text": "x", "version": 1}).status_code == 403
-    assert vic.post(reverse("step-verify", args=[step.pk])).status_code == 403
+    assert vic.post(reverse("review-trace", args=[step.pk]), {"trace_text": "x", "version": 1}).status_code == 403
+    assert vic.post(reverse("review-verify", args=[step.pk])).status_code == 403
     assert vic.get(reverse("queue")).status_code == 403
     assert not Review.objects.exists()
     step.refresh_from_db()
@@ -92,7 +92,7 @@ def test_the_queue_filters_by_strategy(step, ann):
 
 
 def test_approve_posts_and_redirects_and_undo_takes_it_back(step, ann):
-    response = ann.post(reverse("step-review", args=[step.pk]), {"decision": "approve", "version": step.version})
+    response = ann.post(reverse("review-decide", args=[step.pk]), {"decision": "approve", "version": step.version})
     assert response.status_code == 302 and response["Location"] == reverse("queue")
     review = Review.objects.get()
     assert (review.reviewer, review.decision) == (ann.account, "approve")
@@ -106,7 +106,7 @@ def test_approve_posts_and_redirects_and_undo_takes_it_back(step, ann):
 
 
 def test_a_rejection_needs_a_typed_reason(step, ann):
-    url = reverse("step-review", args=[step.pk])
+    url = reverse("review-decide", args=[step.pk])
     refused = ann.post(url, {"decision": "reject", "version": step.version}, follow=True)
     assert "a rejection needs a typed reason" in refused.content.decode()
     assert not Review.objects.exists()
@@ -119,19 +119,19 @@ def test_approval_is_disabled_and_refused_until_the_step_verified():
     client = client_for("ann", Role.REVIEWER)
     html = client.get(reverse("step", args=[step.pk])).content.decode()
     assert 'id="approve" disabled' in html and "Approval needs an equal pass" in html
-    refused = client.post(reverse("step-review", args=[step.pk]), {"decision": "approve", "version": 1},
+    refused = client.post(reverse("review-decide", args=[step.pk]), {"decision": "approve", "version": 1},
                           follow=True)
     assert "has not verified yet" in refused.content.decode() and not Review.objects.exists()
 
 
 def test_a_stale_review_is_refused(step, ann):
-    refused = ann.post(reverse("step-review", args=[step.pk]), {"decision": "approve", "version": 99},
+    refused = ann.post(reverse("review-decide", args=[step.pk]), {"decision": "approve", "version": 99},
                        follow=True)
     assert "the step changed" in refused.content.decode() and not Review.objects.exists()
 
 
 def test_editing_the_trace_posts_and_redirects(step, ann):
-    response = ann.post(reverse("step-trace", args=[step.pk]),
+    response = ann.post(reverse("review-trace", args=[step.pk]),
                         {"trace_text": "A better trace.", "version": step.version})
     assert response.status_code == 302 and response["Location"] == reverse("step", args=[step.pk])
     step.refresh_from_db()
@@ -141,40 +141,40 @@ def test_editing_the_trace_posts_and_redirects(step, ann):
 
 def test_a_stale_trace_edit_shows_both_versions_and_keeping_theirs_files_the_draft(step, ann):
     bob = client_for("bob", Role.REVIEWER)
-    bob.post(reverse("step-trace", args=[step.pk]), {"trace_text": "Bob's trace.", "version": 1})
-    conflict = ann.post(reverse("step-trace", args=[step.pk]), {"trace_text": "Ann's trace.", "version": 1})
+    bob.post(reverse("review-trace", args=[step.pk]), {"trace_text": "Bob's trace.", "version": 1})
+    conflict = ann.post(reverse("review-trace", args=[step.pk]), {"trace_text": "Ann's trace.", "version": 1})
     assert conflict.status_code == 409
     html = conflict.content.decode()
     assert "Bob&#x27;s trace." in html and "Ann&#x27;s trace." in html and "now at version 2" in html
     assert 'name="version" value="2"' in html  # saving "mine" from here is based on their version
     step.refresh_from_db()
     assert step.trace_text == "Bob's trace."
-    kept = ann.post(reverse("step-discard", args=[step.pk]), {"field": "trace_text", "draft": "Ann's trace."})
+    kept = ann.post(reverse("review-discard", args=[step.pk]), {"field": "trace_text", "draft": "Ann's trace."})
     assert kept.status_code == 302
     assert AuditEvent.objects.filter(step=step, field="discarded_draft:trace_text", old="Ann's trace.").exists()
-    assert ann.post(reverse("step-discard", args=[step.pk]), {"field": "version", "draft": "x"}).status_code == 400
+    assert ann.post(reverse("review-discard", args=[step.pk]), {"field": "version", "draft": "x"}).status_code == 400
 
 
 def test_the_live_check_answers_a_fragment_with_line_column_and_caret(step, ann):
     text = pretty_after(step).replace("F^{f32,g}_{tx}+A", "F^{f32,g}_{tx}+*A", 1)
-    fragment = ann.post(reverse("step-leir-check", args=[step.pk]), {"leir_text": text}, **HTMX)
+    fragment = ann.post(reverse("review-leir-check", args=[step.pk]), {"leir_text": text}, **HTMX)
     html = fragment.content.decode()
     assert fragment.status_code == 200 and "<html" not in html
     assert "line 2, column" in html and 'class="caret"' in html and "^" in html
-    good = ann.post(reverse("step-leir-check", args=[step.pk]), {"leir_text": pretty_after(step)}, **HTMX)
+    good = ann.post(reverse("review-leir-check", args=[step.pk]), {"leir_text": pretty_after(step)}, **HTMX)
     assert "The program parses and checks." in good.content.decode()
 
 
 def test_the_check_button_without_javascript_renders_the_whole_page_with_the_problems(step, ann):
     text = "B^{4}_{tx=0}[\n  G^{f32,g}_{tx} = Q^{f32,g}_{tx};\n];\n"
-    page = ann.post(reverse("step-leir-check", args=[step.pk]), {"leir_text": text})
+    page = ann.post(reverse("review-leir-check", args=[step.pk]), {"leir_text": text})
     html = page.content.decode()
     assert "<html" in html and "problem" in html and "Q^{f32,g}_{tx}" in html
 
 
 def test_saving_invalid_leir_is_refused_with_the_problems_and_the_text_kept(step, ann):
     text = pretty_after(step).replace("];", "]", 1)
-    page = ann.post(reverse("step-leir", args=[step.pk]), {"leir_text": text, "version": 1})
+    page = ann.post(reverse("review-leir", args=[step.pk]), {"leir_text": text, "version": 1})
     assert page.status_code == 400
     assert "column" in page.content.decode()
     step.refresh_from_db()
@@ -185,7 +185,7 @@ def test_saving_leir_queues_reverification_and_disables_approval(step, ann, djan
     edited = pretty_after(step).replace("L^{16}_{a=0}L^{64}_{c=0}[\n  H", "U^{16}_{a=0}L^{64}_{c=0}[\n  H", 1)
     assert edited != pretty_after(step)
     with django_capture_on_commit_callbacks() as callbacks:
-        response = ann.post(reverse("step-leir", args=[step.pk]), {"leir_text": edited, "version": 1})
+        response = ann.post(reverse("review-leir", args=[step.pk]), {"leir_text": edited, "version": 1})
     assert response.status_code == 302
     assert len(callbacks) == 1  # the verification task, sent once the edit committed
     step.refresh_from_db()
@@ -196,7 +196,7 @@ def test_saving_leir_queues_reverification_and_disables_approval(step, ann, djan
 
 def test_rerun_queues_the_verification_task(step, ann, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks() as callbacks:
-        response = ann.post(reverse("step-verify", args=[step.pk]))
+        response = ann.post(reverse("review-verify", args=[step.pk]))
     assert response.status_code == 302 and len(callbacks) == 1
     step.refresh_from_db()
     assert step.verification_status == VerificationStatus.QUEUED
@@ -204,7 +204,7 @@ def test_rerun_queues_the_verification_task(step, ann, django_capture_on_commit_
 
 
 def test_the_verdict_fragment_polls_only_while_waiting(step, ann):
-    url = reverse("step-verdict", args=[step.pk])
+    url = reverse("review-verdict", args=[step.pk])
     done = ann.get(url, **HTMX).content.decode()
     assert done.lstrip().startswith('<section id="verdict"') and "every 2s" not in done
     Step.objects.filter(pk=step.pk).update(verification_status=VerificationStatus.QUEUED)
@@ -213,7 +213,7 @@ def test_the_verdict_fragment_polls_only_while_waiting(step, ann):
 
 
 def test_history_panel_lists_the_changes(step, ann):
-    ann.post(reverse("step-trace", args=[step.pk]), {"trace_text": "Edited.", "version": 1})
+    ann.post(reverse("review-trace", args=[step.pk]), {"trace_text": "Edited.", "version": 1})
     html = ann.get(reverse("step", args=[step.pk])).content.decode()
     assert "History" in html and "trace_text" in html and "Edited." in html
 
@@ -237,7 +237,7 @@ def test_a_stale_leir_edit_shows_both_programs_and_saving_mine_from_there_works(
     bobs = original.replace("L^{16}_{a=0}L^{64}_{c=0}[\n  H", "U^{16}_{a=0}L^{64}_{c=0}[\n  H", 1)
     anns = original.replace("L^{16}_{a=0}L^{64}_{c=0}[\n  J", "U^{16}_{a=0}L^{64}_{c=0}[\n  J", 1)
     assert len({original, bobs, anns}) == 3
-    url = reverse("step-leir", args=[step.pk])
+    url = reverse("review-leir", args=[step.pk])
     with django_capture_on_commit_callbacks():
         assert bob.post(url, {"leir_text": bobs, "version": 1}).status_code == 302
     conflict = ann.post(url, {"leir_text": anns, "version": 1})
@@ -259,14 +259,14 @@ def test_a_stale_leir_edit_shows_both_programs_and_saving_mine_from_there_works(
 
 
 def test_skipping_the_last_step_goes_back_to_the_queue_not_to_the_same_step(step, ann):
-    response = ann.post(reverse("step-review", args=[step.pk]), {"decision": "skip", "version": 1})
+    response = ann.post(reverse("review-decide", args=[step.pk]), {"decision": "skip", "version": 1})
     assert response.status_code == 302 and response["Location"] == reverse("queue")
 
 
 def test_a_disputed_step_tells_a_curator_their_decision_settles_it(step, ann):
     bob = client_for("bob", Role.REVIEWER)
     cat = client_for("cat", Role.CURATOR)
-    url = reverse("step-review", args=[step.pk])
+    url = reverse("review-decide", args=[step.pk])
     ann.post(url, {"decision": "approve", "version": 1})
     bob.post(url, {"decision": "reject", "reason": "not_equivalent", "version": 1})
     step.refresh_from_db()
@@ -286,3 +286,10 @@ def test_the_site_loop_is_marked_inside_its_line(step, ann):
     # the site is "the loop over a in block 1": that loop's text is marked, the changed L/U inside it
     assert '<mark class="site-token"><del class="diff-del">L</del>^{16}_{a=0}</mark>' in html
     assert '<mark class="site-token"><ins class="diff-ins">U</ins>^{16}_{a=0}</mark>' in html
+
+
+def test_the_page_routes_leave_the_api_route_names_to_the_api(step):
+    # DRF names the step actions step-review / step-verify / step-history; the pages use review-* names
+    for name in ("step-review", "step-verify", "step-history", "step-detail"):
+        assert reverse(name, args=[step.pk]).startswith("/api/steps/")
+    assert reverse("review-decide", args=[step.pk]) == f"/steps/{step.pk}/review/"
