@@ -110,3 +110,14 @@ def edit_after_leir(user, step: Step, *, expected_version: int, leir_text: str,
     if queue_verification is not None:
         transaction.on_commit(lambda: queue_verification(fresh))
     return fresh
+
+
+def discard_draft(user, step: Step, *, field: str, draft: str) -> None:
+    """Keep a reviewer's refused draft in the audit trail when they choose the other version in a conflict.
+
+    Nothing a reviewer typed is lost: the draft stays readable in the step's history panel.
+    """
+    if field not in ("trace_text", "after_leir"):
+        raise ValueError(f"unknown field {field!r}: trace_text or after_leir")
+    require(user, Role.REVIEWER, "resolving an edit conflict")
+    record_change(step, user, f"discarded_draft:{field}", draft, "")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from curation.models import Decision, RejectReason, Review, ReviewStatus, Step, VerificationStatus
 from curation.services.audit import record_change
@@ -121,10 +121,10 @@ def queue_for(user, *, strategy: str | None = None) -> QuerySet[Step]:
     steps = Step.objects.filter(verified, review_status__in=statuses)
     if strategy:
         steps = steps.filter(strategy=strategy)
-    mine = Review.objects.filter(reviewer=user).exclude(decision=Decision.SKIP)
-    decided = [r.step_id for r in mine.only("step_id", "step_version", "step__version").select_related("step")
-               if r.step_version == r.step.version]
-    return steps.exclude(pk__in=decided).order_by("id")
+    # one correlated subquery, not the reviewer's whole review history loaded into Python
+    decided = Review.objects.filter(reviewer=user, step=OuterRef("pk"), step_version=OuterRef("version")
+                                    ).exclude(decision=Decision.SKIP)
+    return steps.exclude(Exists(decided)).order_by("id")
 
 
 def next_step_for(user, *, strategy: str | None = None) -> Step | None:
@@ -139,8 +139,29 @@ def next_step_for(user, *, strategy: str | None = None) -> Step | None:
     if mine is not None:
         return mine
     skipped = Review.objects.filter(reviewer=user, decision=Decision.SKIP).values("step_id")
-    chosen = (queue.exclude(pk__in=skipped).annotate(n=Count("assigned_to")).order_by("n", "id").first()
+    fresh = queue.exclude(pk__in=skipped)
+    # the fewest assignees is zero whenever an unassigned step is left: take it without counting them all
+    chosen = (fresh.filter(assigned_to__isnull=True).first()
+              or fresh.annotate(n=Count("assigned_to")).order_by("n", "id").first()
               or queue.first())
     if chosen is not None:
         chosen.assigned_to.add(user)
     return chosen
+
+
+def last_review_by(user) -> Review | None:
+    """The user's most recent review of any step (what an "undo" button takes back)."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    return Review.objects.filter(reviewer=user).select_related("step").order_by("-created_at", "-id").first()
+
+
+
+#: The queue page counts up to this many steps exactly and shows "N+" beyond (an exact count is a scan).
+COUNT_CAP = 1000
+
+
+def queue_size(queue: QuerySet[Step], cap: int = COUNT_CAP) -> tuple[int, bool]:
+    """How many steps the queue holds, up to ``cap``; the flag says there are more."""
+    n = queue.order_by()[:cap + 1].count()
+    return min(n, cap), n > cap

@@ -53,3 +53,31 @@ def verify_step(step_pk: int, *, target: str = "llvm", seed: int = 0) -> Verific
         Step.objects.filter(pk=step.pk, after=verification.state).update(
             verification_status=status_for(step, verification.outcome))
     return verification
+
+
+def latest_verification(step: Step) -> Verification | None:
+    """The newest stored verification of the step's current after-state against its before-state."""
+    return (Verification.objects.filter(state=step.after_id, parent=step.before_id)
+            .order_by("-created_at", "-id").first())
+
+
+def request_verification(user, step: Step, *, enqueue, target: str = "llvm") -> Step:
+    """A reviewer asks for (re-)verification: the status becomes ``queued`` and the task is sent on commit.
+
+    Approval stays disabled until the worker records an accepted outcome (``reviews.verified_for_approval``).
+    ``enqueue`` is ``curation.tasks.enqueue_verification`` in production, passed in so this module does not
+    import Celery.
+    """
+    from curation.services.audit import record_change
+    from curation.services.roles import Role, require
+
+    require(user, Role.REVIEWER, "re-running a verification")
+    if target not in ("llvm", "cuda"):
+        raise ValueError(f"unknown target {target!r}: llvm or cuda")
+    with transaction.atomic():
+        old = step.verification_status
+        Step.objects.filter(pk=step.pk).update(verification_status=VerificationStatus.QUEUED)
+        step.verification_status = VerificationStatus.QUEUED
+        record_change(step, user, "verification_status", old, step.verification_status)
+        transaction.on_commit(lambda: enqueue(step, target=target))
+    return step

@@ -8,4 +8,5 @@ urlpatterns = [
     path("", include("curation.urls.runs")),
     path("", include("curation.urls.workloads")),
     path("", include("curation.urls.search")),
+    path("", include("curation.urls.review")),
 ]

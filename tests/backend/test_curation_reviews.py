@@ -116,3 +116,27 @@ def test_cohen_kappa_per_strategy_and_the_disagreements(people):
     assert row.strategy == "loop_unrolling" and row.pairs == 3
     assert row.observed == pytest.approx(2 / 3) and row.disagreements == [steps[2].pk]
     assert row.kappa == pytest.approx(0.0)
+
+
+def test_the_queue_drops_a_step_once_decided_and_offers_it_again_on_a_new_version(people):
+    from curation.models import Step
+
+    step = engine_step(builtin())
+    ann = people["ann"]
+    reviews.submit_review(ann, step, decision="skip")
+    assert step in reviews.queue_for(ann)  # a skip is not a decision
+    reviews.submit_review(ann, step, decision="approve")
+    assert step not in reviews.queue_for(ann) and step in reviews.queue_for(people["bob"])
+    Step.objects.filter(pk=step.pk).update(version=2)  # an edit landed and verified again
+    assert step in reviews.queue_for(ann)
+
+
+
+def test_queue_size_counts_up_to_the_cap(people):
+    workload = builtin()
+    for site in range(3):
+        engine_step(workload, site=site)
+    queue = reviews.queue_for(people["ann"])
+    assert reviews.queue_size(queue) == (3, False)
+    assert reviews.queue_size(queue, cap=2) == (2, True)
+    assert reviews.queue_size(queue, cap=3) == (3, False)
