@@ -1,0 +1,37 @@
+"""logsimp (catalogue #33): combine a sum of logs into the log of a product (``log(a)+log(b)`` → ``log(a*b)``)."""
+
+from __future__ import annotations
+
+import sympy
+
+from leir.strategies.math.algebraic import AlgebraicRewrite
+from leir.strategies.math.sympy_bridge import Rewrite, SymExpr, Translation
+from leir.strategies.registry import register
+
+
+@register
+class Logsimp(AlgebraicRewrite):
+    """Combine logarithms (``log(a)+log(b)`` → ``log(a*b)``, ``n*log(a)`` → ``log(a**n)``).
+
+    Before: ``BEFORE``
+    After:  ``AFTER``
+
+    Precondition: a float statement with a sum of logarithms (or a multiple of one) whose arguments are all
+    provably positive; SymPy ``logcombine(force=True)`` combines them once the signs are proved (for
+    negative arguments ``log(a)+log(b)`` is NaN but ``log(a*b)`` is not, so unproved sites are refused).
+    Numerically equivalent (N): log(a)+log(b) = log(a*b) for a, b > 0; the rounding differs.
+    """  # noqa: E501
+
+    number = 33
+    name = "logsimp"
+    identity = "log(a)+log(b) = log(a*b) for a, b > 0"
+
+    def transform(self, tr: Translation, operand: str) -> SymExpr | None:
+        return sympy.logcombine(tr.sym, force=True)
+
+    def applies_because(self, rw: Rewrite, operand: str) -> str:
+        return "It adds (or scales) logarithms of provably positive values"
+
+    def rationale(self, rw: Rewrite, operand: str) -> str:
+        return ("One logarithm instead of several: log is a transcendental call, far dearer than the "
+                "multiplication that replaces the extra ones.")

@@ -1,0 +1,37 @@
+"""together (catalogue #29): combine the fractions of a sum over one denominator."""
+
+from __future__ import annotations
+
+import sympy
+
+from leir.strategies.math.algebraic import AlgebraicRewrite
+from leir.strategies.math.sympy_bridge import Rewrite, SymExpr, Translation
+from leir.strategies.registry import register
+
+
+@register
+class Together(AlgebraicRewrite):
+    """Combine the terms of a sum over one common denominator.
+
+    Before: ``BEFORE``
+    After:  ``AFTER``
+
+    Precondition: a float statement whose expression is a sum with at least one fraction whose
+    denominator is not a literal; SymPy ``together`` writes it as one fraction (``a+b/c`` → ``(a*c+b)/c``).
+    The new denominator is the product of the old ones, so no new divisor appears.
+    Numerically equivalent (N): a/b + c/d = (a*d+b*c)/(b*d); the rounding differs.
+    """  # noqa: E501
+
+    number = 29
+    name = "together"
+    identity = "a/b + c/d = (a*d+b*c)/(b*d)"
+
+    def transform(self, tr: Translation, operand: str) -> SymExpr | None:
+        return sympy.together(tr.sym)
+
+    def applies_because(self, rw: Rewrite, operand: str) -> str:
+        return "It is a sum with a fraction whose denominator is not a literal"
+
+    def rationale(self, rw: Rewrite, operand: str) -> str:
+        return ("One division instead of one per fraction: divisions are the slowest arithmetic on both "
+                "CPU and GPU, so the combined form trades them for multiplications.")
