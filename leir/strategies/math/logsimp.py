@@ -11,7 +11,7 @@ from leir.strategies.registry import register
 
 @register
 class Logsimp(AlgebraicRewrite):
-    """Combine logarithms (``log(a)+log(b)`` → ``log(a*b)``, ``n*log(a)`` → ``log(a**n)``).
+    """Combine logarithms (``log(a)+log(b)`` → ``log(a*b)``, ``n*log(a)`` → ``log(a**n)``, ``-log(a)`` → ``log(1/a)``).
 
     Before: ``BEFORE``
     After:  ``AFTER``
@@ -27,7 +27,14 @@ class Logsimp(AlgebraicRewrite):
     identity = "log(a)+log(b) = log(a*b) for a, b > 0"
 
     def transform(self, tr: Translation, operand: str) -> SymExpr | None:
-        return sympy.logcombine(tr.sym, force=True)
+        def fold(term: SymExpr) -> SymExpr:
+            coeff, rest = term.as_coeff_Mul()
+            if isinstance(rest, sympy.log) and coeff.is_Rational and coeff != 1:
+                return sympy.log(rest.args[0] ** coeff)
+            return term
+
+        folded = sympy.Add(*[fold(term) for term in sympy.Add.make_args(tr.sym)])
+        return sympy.logcombine(folded, force=True)
 
     def applies_because(self, rw: Rewrite, operand: str) -> str:
         return "It adds (or scales) logarithms of provably positive values"
