@@ -5,7 +5,7 @@ from __future__ import annotations
 import sympy
 
 from leir.strategies.math.algebraic import AlgebraicRewrite
-from leir.strategies.math.sympy_bridge import Rewrite, SymExpr, Translation
+from leir.strategies.math.sympy_bridge import Rewrite, SymExpr, Translation, divisors
 from leir.strategies.registry import register
 
 
@@ -27,6 +27,8 @@ class Together(AlgebraicRewrite):
     identity = "a/b + c/d = (a*d+b*c)/(b*d)"
 
     def transform(self, tr: Translation, operand: str) -> SymExpr | None:
+        if not divisors(tr.sym):
+            return None  # only literal denominators: nothing to put over one
         return sympy.together(tr.sym)
 
     def applies_because(self, rw: Rewrite, operand: str) -> str:
