@@ -21,8 +21,9 @@ from leir.strategies.registry import register
 class Apart(AlgebraicRewrite):
     """Decompose a fraction into partial fractions (polynomial part plus proper fractions) in one operand.
 
-    Before: ``BEFORE``
-    After:  ``AFTER``
+    From level1/gelu_tanh:
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=0.5*A^{f32,g}_{tx,a}*(1+(1-2/(exp(2*(0.7978845608028654*(A^{f32,g}_{tx,a}+0.044715*(A^{f32,g}_{tx,a}*A^{f32,g}_{tx,a}*A^{f32,g}_{tx,a}))))+1)));];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}-A^{f32,g}_{tx,a}/(exp(0.07135481627260025*(A^{f32,g}_{tx,a}*A^{f32,g}_{tx,a}*A^{f32,g}_{tx,a})+1.5957691216057308*A^{f32,g}_{tx,a})+1);];``
 
     Precondition: a float statement whose expression is a rational function of an operand ``t`` (a tensor
     read, or an ``exp(…)`` that occurs in a denominator) whose denominator depends on ``t``; SymPy

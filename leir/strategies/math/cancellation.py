@@ -13,8 +13,9 @@ from leir.strategies.registry import register
 class Cancellation(AlgebraicRewrite):
     """Cancel the common factors of a fraction's numerator and denominator.
 
-    Before: ``BEFORE``
-    After:  ``AFTER``
+    From level1/tanh after expand_cancellation:
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=(-2*exp(2*A^{f32,g}_{tx,a})-2)/((exp(2*A^{f32,g}_{tx,a})+1)*(exp(2*A^{f32,g}_{tx,a})+1))+1;];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=1-2/(exp(2*A^{f32,g}_{tx,a})+1);];``
 
     Precondition: a float statement whose expression is (or has a term that is) a fraction ``n/d`` whose
     numerator and denominator share a non-constant polynomial factor ``g`` (SymPy ``gcd``), and ``g`` is

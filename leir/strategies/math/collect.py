@@ -13,8 +13,9 @@ from leir.strategies.registry import register
 class Collect(AlgebraicRewrite):
     """Collect the terms of a sum that contain one operand (``A*C+A*D+E`` → ``A*(C+D)+E``).
 
-    Before: ``BEFORE``
-    After:  ``AFTER``
+    From level1/gelu after expand_collect:
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=0.5*A^{f32,g}_{tx,a}*erf(A^{f32,g}_{tx,a}*0.7071067811865476)+0.5*A^{f32,g}_{tx,a};];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*(0.5*erf(A^{f32,g}_{tx,a}*0.7071067811865476)+0.5);];``
 
     Precondition: a float statement whose expression is a sum in which at least two terms contain the
     operand (a tensor read or an opaque call) to the same power; SymPy ``collect(expr, operand)`` groups

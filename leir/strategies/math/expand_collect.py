@@ -13,8 +13,9 @@ from leir.strategies.registry import register
 class ExpandCollect(AlgebraicRewrite):
     """Distribute one operand over the sum it multiplies (``A*(C+D)+E`` → ``A*C+A*D+E``).
 
-    Before: ``BEFORE``
-    After:  ``AFTER``
+    From level1/gelu:
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=0.5*A^{f32,g}_{tx,a}*(1+erf(A^{f32,g}_{tx,a}*0.7071067811865476));];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=0.5*A^{f32,g}_{tx,a}*erf(A^{f32,g}_{tx,a}*0.7071067811865476)+0.5*A^{f32,g}_{tx,a};];``
 
     Precondition: a float statement whose expression has a term that is the operand (a tensor read or an
     opaque call) times a sum — a collected form that exists in the state; only that product is

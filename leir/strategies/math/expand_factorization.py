@@ -13,8 +13,9 @@ from leir.strategies.registry import register
 class ExpandFactorization(AlgebraicRewrite):
     """Expand a factored expression: distribute products (and small integer powers) over sums.
 
-    Before: ``BEFORE``
-    After:  ``AFTER``
+    From level1/gelu:
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=0.5*A^{f32,g}_{tx,a}*(1+erf(A^{f32,g}_{tx,a}*0.7071067811865476));];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=0.5*A^{f32,g}_{tx,a}*erf(A^{f32,g}_{tx,a}*0.7071067811865476)+0.5*A^{f32,g}_{tx,a};];``
 
     Precondition: a float statement whose expression contains a product with a sum factor, or an integer
     power of a sum (a factored expression that exists in the state); SymPy ``expand`` with only the

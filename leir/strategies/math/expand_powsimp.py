@@ -13,8 +13,9 @@ from leir.strategies.registry import register
 class ExpandPowsimp(AlgebraicRewrite):
     """Split a power whose exponent is a sum into a product of powers (``exp(A-D)`` → ``exp(A)*exp(-D)``).
 
-    Before: ``BEFORE``
-    After:  ``AFTER``
+    From level1/softmax:
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a})*exp(-D^{f32,g}_{tx});];``
 
     Precondition: a float statement whose expression has an exponential (or a power) whose exponent is a
     sum: SymPy ``expand_power_exp`` splits it (the inverse of ``powsimp``; ``(x*y)**a`` is not split, that

@@ -13,8 +13,9 @@ from leir.strategies.registry import register
 class Factorization(AlgebraicRewrite):
     """Factor a statement's expression: common factors out of a sum, or a polynomial into its factors.
 
-    Before: ``BEFORE``
-    After:  ``AFTER``
+    From level1/gelu_tanh:
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=0.5*A^{f32,g}_{tx,a}*(1+(1-2/(exp(2*(0.7978845608028654*(A^{f32,g}_{tx,a}+0.044715*(A^{f32,g}_{tx,a}*A^{f32,g}_{tx,a}*A^{f32,g}_{tx,a}))))+1)));];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*(1-1/(exp(A^{f32,g}_{tx,a}*(0.07135481627260025*(A^{f32,g}_{tx,a}*A^{f32,g}_{tx,a})+1.5957691216057308))+1));];``
 
     Precondition: a float statement whose expression (the accumulation prefix kept outside) is a sum
     with a common non-trivial factor (SymPy ``factor_terms``, e.g. ``A*C+A*D`` → ``A*(C+D)``) or, if it has

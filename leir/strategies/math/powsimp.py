@@ -13,8 +13,9 @@ from leir.strategies.registry import register
 class Powsimp(AlgebraicRewrite):
     """Combine powers with a common base or exponent (``exp(a)*exp(b)`` → ``exp(a+b)``, ``x**a*x**b`` → ``x**(a+b)``).
 
-    Before: ``BEFORE``
-    After:  ``AFTER``
+    From level1/softmax after expand_powsimp:
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a})*exp(-D^{f32,g}_{tx});];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
 
     Precondition: a float statement whose expression has a product of powers of one base (exponentials
     included) that SymPy ``powsimp`` combines without assumptions (it leaves ``sqrt(a)*sqrt(b)``, which needs

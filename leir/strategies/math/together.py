@@ -13,8 +13,9 @@ from leir.strategies.registry import register
 class Together(AlgebraicRewrite):
     """Combine the terms of a sum over one common denominator.
 
-    Before: ``BEFORE``
-    After:  ``AFTER``
+    From level1/sigmoid:
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=1/(1+exp(-A^{f32,g}_{tx,a}));];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a})/(exp(A^{f32,g}_{tx,a})+1);];``
 
     Precondition: a float statement whose expression is a sum with at least one fraction whose
     denominator is not a literal; SymPy ``together`` writes it as one fraction (``a+b/c`` → ``(a*c+b)/c``).
