@@ -10,8 +10,8 @@ from .algebra_checks import check_case
 from .helpers import leir
 
 CASES = [
-    ("level1/log_sigmoid_terms", (("compute_inline", 0),)),
-    ("level1/log_sigmoid_terms", (("compute_inline", 1),)),
+    ("level2/log_activation_mix", (("compute_inline", 1),)),
+    ("level1/logsigmoid_mix", (("compute_inline", 0),)),
     ("level1/log_sigmoid_terms", (("compute_inline", 0), ("compute_inline", 0))),
 ]
 

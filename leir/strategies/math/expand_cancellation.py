@@ -5,7 +5,15 @@ from __future__ import annotations
 import sympy
 
 from leir.strategies.math.algebraic import AlgebraicRewrite
-from leir.strategies.math.sympy_bridge import Prover, Rewrite, SymExpr, Translation, leir_text
+from leir.strategies.math.sympy_bridge import (
+    Prover,
+    Rewrite,
+    SymExpr,
+    Translation,
+    leir_text,
+    reread,
+    same_form,
+)
 from leir.strategies.registry import register
 
 
@@ -50,7 +58,13 @@ class ExpandCancellation(AlgebraicRewrite):
                 term = sympy.Mul(numer, sympy.Pow(d * g, -1, evaluate=False), evaluate=False)
                 changed = True
             terms.append(term)
-        return sympy.Add(*terms, evaluate=False) if changed and len(terms) > 1 else (terms[0] if changed else None)
+        if not changed:
+            return None
+        out = sympy.Add(*terms, evaluate=False) if len(terms) > 1 else terms[0]
+        # SymPy cancels a monomial numerator back on reading (A*g/(g*g) is A/g): such a form is no
+        # real un-cancelled fraction, and cancellation could never see it, so it is no site
+        again = reread(out, tr)
+        return None if again is None or same_form(again, tr.sym) else out
 
     def applies_because(self, rw: Rewrite, operand: str) -> str:
         return "A fraction in it has a provably positive denominator factor to multiply through by"

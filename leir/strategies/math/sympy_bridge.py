@@ -510,15 +510,17 @@ def _divisors(e: SymExpr) -> set[SymExpr]:
 
 
 def _factors(e: SymExpr) -> set[SymExpr]:
+    """Irreducible factors of ``e`` as a polynomial in its opaque symbols and frozen calls."""
+    frozen, table = freeze(e)
     try:
-        _, pairs = sympy.factor_list(e)
+        _, pairs = sympy.factor_list(frozen)
     except (sympy.PolynomialError, sympy.GeneratorsNeeded, ValueError, TypeError):
         return {e}
     found = set()
     for f, _ in pairs:
         if f.could_extract_minus_sign():
             f = -f
-        found.add(f)
+        found.add(thaw(f, table))
     return found or {e}
 
 
@@ -600,6 +602,15 @@ def rewrite_region(region: Region, fn: RewriteFn) -> Rewrite | str:
     return Rewrite(region, tr, tr.sym, after, new_expr, region.rebuild(new_expr), proofs)
 
 
+def reread(e: SymExpr, tr: Translation) -> SymExpr | None:
+    """``e`` printed to LEIR and read back, in ``tr``'s symbols: what a later step will see of it."""
+    try:
+        again = translate(to_leir(e, tr), tr.dtype)
+        return again.sym.xreplace({s: tr.symbol_named(expr_text(node)) for s, node in again.atoms})
+    except BridgeError:
+        return None
+
+
 def divisors(e: SymExpr) -> set[SymExpr]:
     """The irreducible factors of every denominator in a SymPy form."""
     return _divisors(e)
@@ -660,6 +671,6 @@ def leir_text(e: SymExpr, tr: Translation) -> str:
 
 __all__ = [
     "BridgeError", "Prover", "Region", "Rewrite", "Sign", "Translation", "atom_operands", "count_nodes",
-    "clean", "denominator_operands", "divisors", "freeze", "leir_text", "operand_node", "thaw",
+    "clean", "denominator_operands", "divisors", "freeze", "leir_text", "operand_node", "reread", "thaw",
     "region_of", "regions", "rewrite_region", "safety_problem", "same_form", "to_leir", "translate",
 ]
