@@ -1,7 +1,7 @@
 """Count the algebraic rewrites' (#24–35) sites over the built-in suite at depth ≤ 2.
 
     python scripts/math_sites.py                       # level1+level2, f32
-    python scripts/math_sites.py --verify 3            # also verify the first 3 distinct rewrites per strategy
+    python scripts/math_sites.py --verify 3            # also verify 3 distinct rewrites per strategy
 
 A step at depth ≤ 2 starts from a source state (depth 0) or from a state one step away (depth 1). The
 depth-1 states counted here are every ``compute_inline`` child (where larger expressions appear) and

@@ -69,7 +69,6 @@ def test_safety_names_an_unprovable_new_divisor():
     d = tr.symbol_named("D^{f32,g}_{i}")
     problem, _ = safety_problem(tr.sym, tr.sym / d, tr)
     assert problem is not None and "divides by D^{f32,g}_{i}" in problem
-    import sympy
 
     e = tr.symbol_named("A^{f32,g}_{i}")
     problem, proofs = safety_problem(tr.sym, tr.sym / (e * e + 1), tr)
