@@ -1,6 +1,6 @@
 # Copyright steptp authors.
 # SPDX-License-Identifier: Apache-2.0
-"""Bounded activations (softsign, tanh, x*sigmoid(x)) of several operands: fractions over positive denominators."""
+"""Bounded activations (softsign, tanh, x*sigmoid(x)) of several operands: positive denominators."""
 
 import torch
 import torch.nn as nn
