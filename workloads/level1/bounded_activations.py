@@ -6,8 +6,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-BATCH = 16
-DIM = 256
+BATCH = 4
+DIM = 32
 
 STEPTP = {
     "name": "bounded_activations",

@@ -5,8 +5,8 @@
 import torch
 import torch.nn as nn
 
-BATCH = 16
-DIM = 256
+BATCH = 4
+DIM = 32
 
 STEPTP = {
     "name": "log_sigmoid_terms",

@@ -6,9 +6,9 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-BATCH = 16
-IN = 32
-OUT = 64
+BATCH = 4
+IN = 8
+OUT = 16
 
 STEPTP = {
     "name": "log_activation_mix",

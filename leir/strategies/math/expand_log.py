@@ -14,8 +14,8 @@ class ExpandLog(AlgebraicRewrite):
     """Split the logarithm of a product or power (``log(a*b)`` → ``log(a)+log(b)``, ``log(a**n)`` → ``n*log(a)``).
 
     From level1/log_sigmoid_terms after compute_inline:
-    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx,a}=log(1/(1+exp(-A^{f32,g}_{tx,a})));];``
-    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx,a}=-log(1+exp(-A^{f32,g}_{tx,a}));];``
+    Before: ``B^{4}_{tx=0}L^{32}_{a=0}[E^{f32,g}_{tx,a}=log(1/(1+exp(-A^{f32,g}_{tx,a})));];``
+    After:  ``B^{4}_{tx=0}L^{32}_{a=0}[E^{f32,g}_{tx,a}=-log(1+exp(-A^{f32,g}_{tx,a}));];``
 
     Precondition: a float statement with ``log`` of a product, quotient or power whose every factor is
     provably positive (``exp(…)``, a positive literal, squares or ``sqrt`` plus a positive literal …);

@@ -14,8 +14,8 @@ class Logsimp(AlgebraicRewrite):
     """Combine logarithms (``log(a)+log(b)`` → ``log(a*b)``, ``n*log(a)`` → ``log(a**n)``, ``-log(a)`` → ``log(1/a)``).
 
     From level1/log_sigmoid_terms after compute_inline, expand_log:
-    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx,a}=-log(1+exp(-A^{f32,g}_{tx,a}));];``
-    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx,a}=log(1/(1+exp(-A^{f32,g}_{tx,a})));];``
+    Before: ``B^{4}_{tx=0}L^{32}_{a=0}[E^{f32,g}_{tx,a}=-log(1+exp(-A^{f32,g}_{tx,a}));];``
+    After:  ``B^{4}_{tx=0}L^{32}_{a=0}[E^{f32,g}_{tx,a}=log(1/(1+exp(-A^{f32,g}_{tx,a})));];``
 
     Precondition: a float statement with a sum of logarithms (or a multiple of one) whose arguments are all
     provably positive; SymPy ``logcombine(force=True)`` combines them once the signs are proved (for
