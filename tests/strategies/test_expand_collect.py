@@ -1,0 +1,36 @@
+"""expand_collect: applies on real workload states (verified in f32 and f64); no operand multiplies a sum is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from leir.strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
+
+from .algebra_checks import check_case
+from .helpers import leir
+
+CASES = [
+    ("level1/gelu", ()),
+    ("level1/gelu_tanh", ()),
+    ("level1/mish", ()),
+]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+@pytest.mark.parametrize(("workload_id", "steps"), CASES)
+def test_expand_collect_verifies_on_real_states(workload_id, steps, dtype):
+    check_case(workload_id, dtype, steps, "expand_collect")
+
+
+REFUSED = ("input A: f32[8]\ninput D: f32[8]\ninput E: f32[8]\noutput C: f32[8]\n---\n"
+           "L^{8}_{i=0}[C^{f32,g}_{i}=A^{f32,g}_{i}*D^{f32,g}_{i}+E^{f32,g}_{i};];")
+
+
+def test_expand_collect_refuses_where_it_does_not_apply():
+    """No operand multiplies a sum."""
+    program = leir(REFUSED)
+    assert candidates(program, "expand_collect") == []
+    with pytest.raises(NotApplicableError):
+        apply_strategy(program, "expand_collect", Site((0, 0)))
+    with pytest.raises(NotApplicableError):
+        get_strategy("expand_collect").apply(program, Site((0, 0)), {})
