@@ -169,8 +169,14 @@ def _positive_literal(node: Expr) -> bool:
     return isinstance(node, Num) and node.value > 0 or isinstance(node, Inf)
 
 
-def _expr_positive(node: Expr, program: Program, self_name: str, seen: frozenset[str]) -> str | None:
-    """Why ``node`` is > 0 (a phrase), or ``None``; reads of ``self_name`` count as positive (induction)."""
+def _expr_positive(node: Expr, program: Program, self_name: str, seen: frozenset[str],
+                   self_sign: str = "positive") -> str | None:
+    """Why ``node`` is > 0 (a phrase), or ``None``.
+
+    ``self_sign`` says what a read of ``self_name`` (the statement's own tensor) is known to be:
+    ``positive`` (earlier writes, all proved, or a product reduction from 1), ``nonneg`` (a sum
+    reduction from 0) or ``none`` (a max reduction from -inf: the base case proves nothing).
+    """
     while isinstance(node, Paren):
         node = node.inner
     if _positive_literal(node):
@@ -182,28 +188,33 @@ def _expr_positive(node: Expr, program: Program, self_name: str, seen: frozenset
         return None if inner is None else f"sqrt of a positive value ({inner})"
     if isinstance(node, TensorRef):
         if node.name == self_name:
-            return f"{node.name} is positive by induction"
+            return f"{node.name} is positive by induction" if self_sign == "positive" else None
         proof = _tensor_positive(program, node.name, seen)
         return None if proof is None else f"{node.name} > 0"
     if isinstance(node, BinOp) and node.op in "+*/":
-        left = _expr_positive(node.left, program, self_name, seen)
-        right = _expr_positive(node.right, program, self_name, seen)
+        left = _expr_positive(node.left, program, self_name, seen, self_sign)
+        right = _expr_positive(node.right, program, self_name, seen, self_sign)
         if left and right:
             return f"{left} and {right}"
-        if node.op == "+":  # sqrt(x)+eps, abs(x)+eps: non-negative plus positive
+        if node.op == "+":  # sqrt(x)+eps, a sum reduction from 0: non-negative plus positive
             for one, two in ((node.left, right), (node.right, left)):
-                if two and _non_negative(one, program, seen):
+                if not two:
+                    continue
+                if isinstance(one, TensorRef) and one.name == self_name:
+                    if self_sign == "nonneg":
+                        return f"{self_name} starts at 0 and only grows by positive terms ({two})"
+                elif _non_negative(one, program, seen):
                     return f"{expr_text(one)} >= 0 and {two}"
         return None
     if isinstance(node, Call) and node.func == "max":
         for arg in node.args:
-            proof = _expr_positive(arg, program, self_name, seen)
+            proof = _expr_positive(arg, program, self_name, seen, self_sign)
             if proof:
                 return f"max(…) >= one positive argument ({proof})"
         return None
     if isinstance(node, IfThenElse):
-        one = _expr_positive(node.then, program, self_name, seen)
-        two = _expr_positive(node.otherwise, program, self_name, seen)
+        one = _expr_positive(node.then, program, self_name, seen, self_sign)
+        two = _expr_positive(node.otherwise, program, self_name, seen, self_sign)
         return f"both branches are positive ({one}; {two})" if one and two else None
     return None
 
@@ -215,14 +226,17 @@ def _non_negative(node: Expr, program: Program, seen: frozenset[str] = frozenset
     if isinstance(node, Call) and node.func in ("sqrt", "abs", "exp"):
         return True
     if isinstance(node, Call) and node.func == "max":
-        return any(_non_negative(a, program, seen) for a in node.args)
+        return any(_non_negative(a, program, seen) for a in node.args  # a max reduction starts at -inf
+                   if not (isinstance(a, TensorRef) and a.name in seen))
     if isinstance(node, BinOp) and node.op == "*" and expr_text(node.left) == expr_text(node.right):
         return True
     if isinstance(node, BinOp) and node.op == "**" and isinstance(node.right, Num) and node.right.text == "2":
         return True
     if isinstance(node, BinOp) and node.op in ("+", "*", "/"):
         return _non_negative(node.left, program, seen) and _non_negative(node.right, program, seen)
-    if isinstance(node, TensorRef) and node.name not in seen:
+    if isinstance(node, TensorRef) and node.name in seen:
+        return True  # the statement's own earlier value: non-negative by induction (inits 0, 1, -inf, ok)
+    if isinstance(node, TensorRef):
         writers = [s for _, s, _ in statements(program.body) if s.target.name == node.name]
         return bool(writers) and all(_non_negative(w.value, program, seen | {node.name}) for w in writers)
     return isinstance(node, Num) and node.value >= 0
@@ -232,8 +246,9 @@ def _tensor_positive(program: Program, name: str,
                      seen: frozenset[str] = frozenset()) -> list[tuple[str, str]] | None:
     """Per writer of ``name``: (its canonical statement, why its value is > 0); ``None`` if unproved.
 
-    Inputs have no writer, so their sign is unknown. A reduction's self-read counts as positive by
-    induction: every element gets at least one update, from the init (0, 1 or -inf) to a positive value.
+    Inputs have no writer, so their sign is unknown. A reduction's self-read is what its init makes it:
+    a sum from 0 is non-negative (so adding a positive term makes it positive: every element gets at
+    least one update), a product from 1 positive, a max from -inf nothing (another operand must be).
     """
     if name in seen:
         return None
@@ -246,7 +261,9 @@ def _tensor_positive(program: Program, name: str,
         stmt = info.statements[wpath]
         if stmt.kind is StmtKind.REDUCE and stmt.combiner not in ("+", "*", "max"):
             return None
-        proof = _expr_positive(writer.value, program, name, seen | {name})
+        sign = {"+": "nonneg", "max": "none"}.get(stmt.combiner or "", "positive") \
+            if stmt.kind is StmtKind.REDUCE else "positive"
+        proof = _expr_positive(writer.value, program, name, seen | {name}, sign)
         if proof is None:
             return None
         parts.append((canonical(writer), proof))
