@@ -7,7 +7,14 @@ import pytest
 from leir.printer import canonical
 from leir.strategies import NotApplicableError, apply_strategy, candidates, get_strategy
 
-from .helpers import assert_interpreter_agrees, assert_verifier_rejects, assert_verifies, leir, mutated, workload
+from .helpers import (
+    assert_interpreter_agrees,
+    assert_verifier_rejects,
+    assert_verifies,
+    leir,
+    mutated,
+    workload,
+)
 
 STRATEGY = "additive_split"
 WORKLOADS = ["level1/softmax", "level1/matmul", "level2/siamese_conv1d"]

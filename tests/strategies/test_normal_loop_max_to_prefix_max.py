@@ -7,7 +7,14 @@ import pytest
 from leir.printer import canonical
 from leir.strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
 
-from .helpers import assert_interpreter_agrees, assert_verifier_rejects, assert_verifies, leir, mutated, workload
+from .helpers import (
+    assert_interpreter_agrees,
+    assert_verifier_rejects,
+    assert_verifies,
+    leir,
+    mutated,
+    workload,
+)
 
 STRATEGY = "normal_loop_max_to_prefix_max"
 WORKLOADS = ["level1/softmax", "level1/log_softmax", "level1/argmax_dim"]
@@ -23,7 +30,7 @@ def test_running_max_of_a_workload_is_bitwise_exact(workload_id, dtype):
     text = canonical(step.after.body)
     assert "if_then_else(" in text and "-1<0,-inf," in text  # the guarded first iteration
     assert_interpreter_agrees(step)
-    assert_verifies(step).outcome.value == "equal_pass"
+    assert assert_verifies(step).outcome.value == "equal_pass"
 
 
 def test_reduced_axis_in_the_middle_moves_into_the_nested_block():

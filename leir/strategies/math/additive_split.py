@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from leir.ast import BinOp, Program
 from leir.printer import canonical, expr_text
-from leir.strategies.base import Exactness, Level, ParamSpec, Params, Site, Strategy
+from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
 from leir.strategies.math.splits import (
     choice_ref,
     find_operand,

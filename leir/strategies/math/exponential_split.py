@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from leir.ast import BinOp, Call, Expr, IfThenElse, Paren, Program, TensorRef, expr_children
 from leir.printer import canonical, expr_text
-from leir.strategies.base import Exactness, Level, ParamSpec, Params, Site, Strategy
+from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
 from leir.strategies.math.splits import (
     Path,
     choice_ref,
     replace_in_statement,
+    shift_values,
     statement_at,
     statement_paths,
-    shift_values,
 )
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
@@ -117,10 +117,10 @@ class ExponentialSplit(Strategy):
                            f"difference, and {t.before(s)} is a value that already exists there."),
             change=(f"{expr_text(call)} becomes {shown} ({params.get('form', 'product')} "
                     f"form), giving {t.after(canonical(changed))}; parameter s={s}."),
-            rationale=(f"An enabling step for online softmax: with s a running maximum, exp(U-s) stays at "
-                       f"most 1 and the second factor is the correction exp(s-V) that the fused "
-                       f"running-sum recurrence (#41/#42) applies when the maximum changes; with s a "
-                       f"reduction result it re-centres the exponent. On its own it costs one more exp."),
+            rationale=("An enabling step for online softmax: with s a running maximum, exp(U-s) stays at "
+                       "most 1 and the second factor is the correction exp(s-V) that the fused "
+                       "running-sum recurrence (#41/#42) applies when the maximum changes; with s a "
+                       "reduction result it re-centres the exponent. On its own it costs one more exp."),
             exactness=("Numerically equivalent (N): the identity exp(U-s)*exp(s-V) = exp(U-V) holds in real "
                        "arithmetic; in floating point each factor rounds separately and can overflow or "
                        "underflow when s is far from U and V."),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from leir.ast import BinOp, Program
 from leir.printer import canonical, expr_text
-from leir.strategies.base import Exactness, Level, ParamSpec, Params, Site, Strategy
+from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
 from leir.strategies.math.splits import (
     choice_ref,
     existing_values,
@@ -26,9 +26,9 @@ PRODUCTS = ("*", "/")
 class MultiplicativeSplit(Strategy):
     """Divide and multiply one product-free operand by an existing non-zero value: ``X`` → ``X/s*s``.
 
-    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx})+G^{f32,g}_{tx,a};];``
-    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx})+G^{f32,g}_{tx,a}/E^{f32,g}_{tx}*E^{f32,g}_{tx};];``
-    (with ``E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(…)`` written by an earlier block, so ``E > 0``.)
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx})/E^{f32,g}_{tx};];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}/E^{f32,g}_{tx}*E^{f32,g}_{tx}-D^{f32,g}_{tx})/E^{f32,g}_{tx};];``
+    (softmax's last block; an earlier block writes ``E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(…)``, so ``E > 0``.)
 
     Precondition: a tensor read in value position that is not already a factor of a product or
     quotient (not an index, a condition, or the statement's accumulator), and an existing value ``s``

@@ -5,8 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from leir.analysis import fresh_tensor_names, independent, injective_subscript, program_info, readers_after
-from leir.ast import Assign, Block, Call, Compare, Expr, IfThenElse, Inf, Loop, Neg, Num, Program, TensorRef, Var
-from leir.ast import strip_parens, tensor_refs
+from leir.ast import (
+    Assign,
+    Block,
+    Call,
+    Compare,
+    Expr,
+    IfThenElse,
+    Inf,
+    Loop,
+    Neg,
+    Num,
+    Program,
+    TensorRef,
+    Var,
+    strip_parens,
+    tensor_refs,
+)
 from leir.builders import isub
 from leir.printer import canonical, expr_text, loop_text
 from leir.rewrite import replace_at, with_body

@@ -25,7 +25,7 @@ from leir.ast import (
     walk_expr,
 )
 from leir.builders import iadd
-from leir.printer import canonical, expr_text, loop_text
+from leir.printer import canonical, loop_text
 from leir.rewrite import rename_tensor, replace_at, substitute_vars, with_body
 from leir.semantics import StmtKind
 from leir.strategies.base import Exactness, Level, NotApplicableError, Params, Site, Strategy
@@ -117,7 +117,7 @@ class PartiallyEquivalentThenCorrect(Strategy):
     """Run two look-alike padded stencils as one over concatenated inputs, then correct the seam.
 
     Before: ``L^{2}_{i=0}L^{12}_{c=0}[F^{f32,g}_{i,c}=if_then_else(2<=c<10,A^{f32,g}_{i,c-2},0);];L^{2}_{i=0}L^{8}_{c=0}L^{5}_{f=0}[C^{f32,g}_{i,c}=C^{f32,g}_{i,c}+F^{f32,g}_{i,c+f}*W^{f32,g}_{f};];L^{2}_{i=0}L^{12}_{c=0}[G^{f32,g}_{i,c}=if_then_else(2<=c<10,Q^{f32,g}_{i,c-2},0);];L^{2}_{i=0}L^{8}_{c=0}L^{5}_{f=0}[D^{f32,g}_{i,c}=D^{f32,g}_{i,c}+G^{f32,g}_{i,c+f}*W^{f32,g}_{f};];``
-    After:  ``L^{2}_{i=0}L^{12}_{c=0}[F^{f32,g}_{i,c}=if_then_else(2<=c<10,A^{f32,g}_{i,c-2},0);];L^{2}_{i=0}L^{12}_{c=0}[G^{f32,g}_{i,c}=if_then_else(2<=c<10,Q^{f32,g}_{i,c-2},0);];L^{2}_{i=0}L^{10}_{c=0}[H^{f32,g}_{i,c}=F^{f32,g}_{i,c};];L^{2}_{i=0}L^{10}_{c=0}[H^{f32,g}_{i,c+10}=G^{f32,g}_{i,c+2};];L^{2}_{i=0}L^{16}_{c=0}L^{5}_{f=0}[I^{f32,g}_{i,c}=I^{f32,g}_{i,c}+H^{f32,g}_{i,c+f}*W^{f32,g}_{f};];L^{2}_{i=0}L^{8}_{c=0}[C^{f32,g}_{i,c}=I^{f32,g}_{i,c};];L^{2}_{i=0}L^{8}_{c=0}[D^{f32,g}_{i,c}=I^{f32,g}_{i,c+8};];L^{2}_{i=0}L^{2}_{c=0}L^{5}_{f=0}[C^{f32,g}_{i,c+6}=C^{f32,g}_{i,c+6}-if_then_else(10<=c+6+f,H^{f32,g}_{i,c+6+f}*W^{f32,g}_{f},0);];L^{2}_{i=0}L^{2}_{c=0}L^{5}_{f=0}[D^{f32,g}_{i,c}=D^{f32,g}_{i,c}-if_then_else(c+8+f<10,H^{f32,g}_{i,c+8+f}*W^{f32,g}_{f},0);];``
+    After:  ``L^{2}_{i=0}L^{12}_{c=0}[F^{f32,g}_{i,c}=if_then_else(2<=c<10,A^{f32,g}_{i,c-2},0);];L^{2}_{i=0}L^{12}_{c=0}[G^{f32,g}_{i,c}=if_then_else(2<=c<10,Q^{f32,g}_{i,c-2},0);];L^{2}_{i=0}L^{10}_{c=0}[E^{f32,g}_{i,c}=F^{f32,g}_{i,c};];L^{2}_{i=0}L^{10}_{c=0}[E^{f32,g}_{i,c+10}=G^{f32,g}_{i,c+2};];L^{2}_{i=0}L^{16}_{c=0}L^{5}_{f=0}[H^{f32,g}_{i,c}=H^{f32,g}_{i,c}+E^{f32,g}_{i,c+f}*W^{f32,g}_{f};];L^{2}_{i=0}L^{8}_{c=0}[C^{f32,g}_{i,c}=H^{f32,g}_{i,c};];L^{2}_{i=0}L^{8}_{c=0}[D^{f32,g}_{i,c}=H^{f32,g}_{i,c+8};];L^{2}_{i=0}L^{2}_{c=0}L^{5}_{f=0}[C^{f32,g}_{i,c+6}=C^{f32,g}_{i,c+6}-if_then_else(10<=c+6+f,E^{f32,g}_{i,c+6+f}*W^{f32,g}_{f},0);];L^{2}_{i=0}L^{2}_{c=0}L^{5}_{f=0}[D^{f32,g}_{i,c}=D^{f32,g}_{i,c}-if_then_else(c+8+f<10,E^{f32,g}_{i,c+8+f}*W^{f32,g}_{f},0);];``
 
     Precondition: two independent single-statement sum reductions (a convolution, a pooling sum)
     that are the same expression up to renaming, except that they read two padded tensors
@@ -125,9 +125,10 @@ class PartiallyEquivalentThenCorrect(Strategy):
     ``lo``, ``hi`` and extent along the axis) and write two outputs; the padded tensor is a factor of
     the summed term, read along the axis at ``c+offset`` (``c`` a spatial loop, coefficient 1, used
     by no shared tensor), and padding exists on that axis. The data parts are concatenated with one
-    padding between them (``H``), one reduction runs over the concatenated axis (``I``), the outputs
+    padding between them, one reduction runs over the concatenated axis, the outputs
     are split back, and the positions whose window crossed the seam subtract the terms they read
-    from the other input. Every block between the two reductions must be independent of the first.
+    from the other input (``E`` is the concatenation, ``H`` the fused reduction above). Every block
+    between the two reductions must be independent of the first.
     Numerically equivalent (N): away from the seam each output is computed exactly as before; at the
     seam spurious terms are added and subtracted again, which rounds.
     """  # noqa: E501

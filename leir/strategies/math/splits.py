@@ -184,27 +184,27 @@ def _expr_positive(node: Expr, program: Program, self_name: str, seen: frozenset
     if isinstance(node, Call) and node.func == "exp":
         return "exp(…) > 0"
     if isinstance(node, Call) and node.func == "sqrt":
-        inner = _expr_positive(node.args[0], program, self_name, seen)
+        inner = _expr_positive(node.args[0], program, self_name, seen, self_sign)
         return None if inner is None else f"sqrt of a positive value ({inner})"
     if isinstance(node, TensorRef):
         if node.name == self_name:
             return f"{node.name} is positive by induction" if self_sign == "positive" else None
-        proof = _tensor_positive(program, node.name, seen)
-        return None if proof is None else f"{node.name} > 0"
-    if isinstance(node, BinOp) and node.op in "+*/":
+        writers = _tensor_positive(program, node.name, seen)
+        return None if writers is None else f"{node.name} > 0"
+    if isinstance(node, BinOp) and node.op in ("+", "*", "/"):
         left = _expr_positive(node.left, program, self_name, seen, self_sign)
         right = _expr_positive(node.right, program, self_name, seen, self_sign)
         if left and right:
             return f"{left} and {right}"
         if node.op == "+":  # sqrt(x)+eps, a sum reduction from 0: non-negative plus positive
-            for one, two in ((node.left, right), (node.right, left)):
-                if not two:
+            for side, why in ((node.left, right), (node.right, left)):
+                if not why:
                     continue
-                if isinstance(one, TensorRef) and one.name == self_name:
+                if isinstance(side, TensorRef) and side.name == self_name:
                     if self_sign == "nonneg":
-                        return f"{self_name} starts at 0 and only grows by positive terms ({two})"
-                elif _non_negative(one, program, seen):
-                    return f"{expr_text(one)} >= 0 and {two}"
+                        return f"{self_name} starts at 0 and only grows by positive terms ({why})"
+                elif _non_negative(side, program, seen):
+                    return f"{expr_text(side)} >= 0 and {why}"
         return None
     if isinstance(node, Call) and node.func == "max":
         for arg in node.args:
@@ -213,9 +213,9 @@ def _expr_positive(node: Expr, program: Program, self_name: str, seen: frozenset
                 return f"max(…) >= one positive argument ({proof})"
         return None
     if isinstance(node, IfThenElse):
-        one = _expr_positive(node.then, program, self_name, seen, self_sign)
-        two = _expr_positive(node.otherwise, program, self_name, seen, self_sign)
-        return f"both branches are positive ({one}; {two})" if one and two else None
+        then = _expr_positive(node.then, program, self_name, seen, self_sign)
+        other = _expr_positive(node.otherwise, program, self_name, seen, self_sign)
+        return f"both branches are positive ({then}; {other})" if then and other else None
     return None
 
 
