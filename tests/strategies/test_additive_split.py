@@ -57,3 +57,13 @@ def test_accumulators_and_conditions_are_not_operands():
 
     with pytest.raises(NotApplicableError):
         get_strategy(STRATEGY).apply(program, Site((0, 0), (("operand", (0,)),)), {"s": "A^{f32,g}_{i,a}"})
+
+
+def test_guarded_reads_are_not_offered_as_values():
+    # A_{a-1} is read only where a>=1: as s for the operand G_{a} it would leave A at a=0
+    program = leir("input A: f32[8]\ninput G: f32[8]\noutput C: f32[8]\n---\n"
+                   "L^{8}_{a=0}[C^{f32,g}_{a}=if_then_else(a-1<0,0,A^{f32,g}_{a-1})+G^{f32,g}_{a};];")
+    sites = {site.get("operand"): site.params[0].values for site in candidates(program, STRATEGY)}
+    assert sites == {(0, 2): ("G^{f32,g}_{a}",)}  # A_{a-1} may be split (by G), never used as s
+    step = apply_strategy(program, STRATEGY, 0)
+    assert_interpreter_agrees(step)

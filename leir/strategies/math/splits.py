@@ -50,6 +50,8 @@ class Operand:
     ref: TensorRef
     #: The operator of the node directly above it (``"+"``, ``"exp"``, ``"ite"``), ``""`` at the top.
     parent: str
+    #: Whether it sits in a branch of an ``if_then_else`` (its subscript may be valid only there).
+    guarded: bool = False
 
 
 def statement_at(program: Program, path: Path) -> Assign:
@@ -74,20 +76,21 @@ def _label(node: Expr) -> str:
 def value_operands(stmt: Assign) -> list[Operand]:
     """Tensor reads in value position (not in indices, not in conditions), pre-order, no self-reads."""
     out: list[Operand] = []
-    stack: list[tuple[Expr, Path, str]] = [(stmt.value, (), "")]
+    stack: list[tuple[Expr, Path, str, bool]] = [(stmt.value, (), "", False)]
     while stack:
-        node, path, parent = stack.pop()
+        node, path, parent, guarded = stack.pop()
         if isinstance(node, Paren):
-            stack.append((node.inner, path + (0,), parent))
+            stack.append((node.inner, path + (0,), parent, guarded))
             continue
         if isinstance(node, TensorRef):
             if node.name != stmt.target.name and node.dtype in FLOATS:
-                out.append(Operand(path, node, parent))
+                out.append(Operand(path, node, parent, guarded))
             continue
         kids = expr_children(node)
-        start = 1 if isinstance(node, IfThenElse) else 0  # the condition is not a value
+        branch = isinstance(node, IfThenElse)
+        start = 1 if branch else 0  # the condition is not a value
         for k in range(len(kids) - 1, start - 1, -1):
-            stack.append((kids[k], path + (k,), _label(node)))  # type: ignore[arg-type]
+            stack.append((kids[k], path + (k,), _label(node), guarded or branch))  # type: ignore[arg-type]
     return out
 
 
@@ -114,7 +117,8 @@ def existing_values(program: Program, path: Path) -> list[TensorRef]:
             continue
         kind = info.statements[wpath].kind
         (stats if kind in (StmtKind.REDUCE, StmtKind.RECURRENCE) else others).append(ref)
-    others.extend(op.ref for op in value_operands(stmt) if _plain_gather_free(op.ref))
+    # a read under an if_then_else guard may be out of bounds elsewhere (``F_{a-1}`` at ``a=0``)
+    others.extend(op.ref for op in value_operands(stmt) if not op.guarded and _plain_gather_free(op.ref))
     seen: set[str] = set()
     result = []
     for ref in stats + others:
