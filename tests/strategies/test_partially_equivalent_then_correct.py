@@ -36,8 +36,8 @@ def test_fuses_two_padded_convolutions_and_corrects_the_seam(workload_id, dtype)
 def test_wrong_seam_correction_is_rejected_by_the_verifier():
     program = workload("level2/siamese_conv1d")
     step = apply_strategy(program, STRATEGY, 0)
-    assert canonical(step.after.body).count("if_then_else(34<=") == 1  # the first output's correction
-    wrong = mutated(step, "if_then_else(34<=", "if_then_else(35<=")
+    assert canonical(step.after.body).count("if_then_else(18<=") == 1  # the first output's correction
+    wrong = mutated(step, "if_then_else(18<=", "if_then_else(19<=")
     assert_verifier_rejects(wrong, program)
 
 

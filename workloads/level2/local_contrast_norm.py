@@ -7,9 +7,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 BATCH = 2
-CHANNELS = 4
-HEIGHT = 16
-WIDTH = 16
+CHANNELS = 2
+HEIGHT = 8
+WIDTH = 8
 
 STEPTP = {
     "name": "local_contrast_norm",

@@ -8,7 +8,7 @@ import torch.nn as nn
 BATCH = 2
 IN_CHANNELS = 4
 OUT_CHANNELS = 8
-LENGTH = 32
+LENGTH = 16
 
 STEPTP = {
     "name": "siamese_conv1d",

@@ -8,8 +8,8 @@ import torch.nn.functional as F
 
 BATCH = 1
 CHANNELS = 2
-HEIGHT = 12
-WIDTH = 12
+HEIGHT = 10
+WIDTH = 10
 
 STEPTP = {
     "name": "ssim_map",
