@@ -68,3 +68,18 @@ def test_the_shift_is_never_an_operand_of_the_difference():
     (site,) = candidates(other, STRATEGY)
     assert site.params[0].values == ("Mx^{f32,g}_{i}", "A^{f32,g}_{i,a}")
     assert_interpreter_agrees(apply_strategy(other, STRATEGY, site))
+
+
+def test_same_program_gives_the_same_steps_byte_for_byte():
+    from leir.program import dump_program, load_program
+
+    program = workload("level2/gemm_softmax")
+    if STRATEGY == "exponential_split":
+        program = apply_strategy(program, "normal_loop_max_to_prefix_max", 0).after
+    twin = load_program(dump_program(program))  # an equal program built independently
+    first, again = candidates(program, STRATEGY), candidates(twin, STRATEGY)
+    assert first and first == again
+    for index in range(min(3, len(first))):
+        one, two = apply_strategy(program, STRATEGY, index), apply_strategy(twin, STRATEGY, index)
+        assert dump_program(one.after) == dump_program(two.after)
+        assert one.trace.render() == two.trace.render()

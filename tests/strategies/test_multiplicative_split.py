@@ -71,3 +71,18 @@ def test_a_max_reduction_is_not_positive_by_induction():
                    "L^{4}_{i=0}L^{8}_{a=0}[C^{f32,g}_{i,a}=A^{f32,g}_{i,a}+M^{f32,g}_{i}+N^{f32,g}_{i};];")
     offered = {v for site in candidates(program, STRATEGY) for v in site.params[0].values}
     assert offered == {"N^{f32,g}_{i}"}  # the row max of A can be negative; sqrt(…)+1 cannot be 0
+
+
+def test_same_program_gives_the_same_steps_byte_for_byte():
+    from leir.program import dump_program, load_program
+
+    program = workload("level1/softmax")
+    if STRATEGY == "exponential_split":
+        program = apply_strategy(program, "normal_loop_max_to_prefix_max", 0).after
+    twin = load_program(dump_program(program))  # an equal program built independently
+    first, again = candidates(program, STRATEGY), candidates(twin, STRATEGY)
+    assert first and first == again
+    for index in range(min(3, len(first))):
+        one, two = apply_strategy(program, STRATEGY, index), apply_strategy(twin, STRATEGY, index)
+        assert dump_program(one.after) == dump_program(two.after)
+        assert one.trace.render() == two.trace.render()

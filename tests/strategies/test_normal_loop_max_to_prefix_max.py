@@ -76,3 +76,18 @@ def test_operand_order_and_other_names_still_match():
     step = apply_strategy(program, STRATEGY, 0)
     assert "max(Xq^{f64,g}_{r,k}*2,if_then_else(k-1<0,-inf," in canonical(step.after.body)
     assert_interpreter_agrees(step)
+
+
+def test_same_program_gives_the_same_steps_byte_for_byte():
+    from leir.program import dump_program, load_program
+
+    program = workload("level1/log_softmax")
+    if STRATEGY == "exponential_split":
+        program = apply_strategy(program, "normal_loop_max_to_prefix_max", 0).after
+    twin = load_program(dump_program(program))  # an equal program built independently
+    first, again = candidates(program, STRATEGY), candidates(twin, STRATEGY)
+    assert first and first == again
+    for index in range(min(3, len(first))):
+        one, two = apply_strategy(program, STRATEGY, index), apply_strategy(twin, STRATEGY, index)
+        assert dump_program(one.after) == dump_program(two.after)
+        assert one.trace.render() == two.trace.render()

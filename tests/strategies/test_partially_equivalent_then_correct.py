@@ -77,3 +77,18 @@ def test_refuses_pairs_without_a_common_padding_seam(rule):
     assert candidates(program, STRATEGY) == []
     with pytest.raises(NotApplicableError, match=rule):
         get_strategy(STRATEGY).apply(program, Site((1,), (("axis", "c"), ("with", 3))), {})
+
+
+def test_same_program_gives_the_same_steps_byte_for_byte():
+    from leir.program import dump_program, load_program
+
+    program = workload("level2/siamese_conv1d")
+    if STRATEGY == "exponential_split":
+        program = apply_strategy(program, "normal_loop_max_to_prefix_max", 0).after
+    twin = load_program(dump_program(program))  # an equal program built independently
+    first, again = candidates(program, STRATEGY), candidates(twin, STRATEGY)
+    assert first and first == again
+    for index in range(min(3, len(first))):
+        one, two = apply_strategy(program, STRATEGY, index), apply_strategy(twin, STRATEGY, index)
+        assert dump_program(one.after) == dump_program(two.after)
+        assert one.trace.render() == two.trace.render()
