@@ -17,7 +17,8 @@ from .helpers import (
 )
 
 STRATEGY = "partially_equivalent_then_correct"
-WORKLOADS = ["level2/siamese_conv1d", "level2/local_contrast_norm", "level2/ssim_map"]
+WORKLOADS = ["level2/siamese_conv1d", "level2/local_contrast_norm", "level2/ssim_map",
+             "level2/triplet_conv2d_margin"]
 
 
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
