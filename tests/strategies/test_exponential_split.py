@@ -83,3 +83,12 @@ def test_same_program_gives_the_same_steps_byte_for_byte():
         one, two = apply_strategy(program, STRATEGY, index), apply_strategy(twin, STRATEGY, index)
         assert dump_program(one.after) == dump_program(two.after)
         assert one.trace.render() == two.trace.render()
+
+
+def test_a_running_max_over_masked_scores_is_not_a_shift():
+    # a fully masked prefix has running max -inf, and exp(-inf-(-inf)) is NaN: the verifier rejected it
+    program = after_prefix_max("level2/mha_causal", "f32")
+    offered = {v for site in candidates(program, STRATEGY) for v in site.params[0].values}
+    assert not any(v.startswith("Am^") for v in offered)
+    unmasked = after_prefix_max("level2/mha", "f32")
+    assert candidates(unmasked, STRATEGY)

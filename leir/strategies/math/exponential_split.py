@@ -55,7 +55,8 @@ class ExponentialSplit(Strategy):
     Precondition: a call ``exp(U-V)`` in value position of a statement. The parameter ``s`` is one
     of the values that exist there and share the exponent's scale: a max/min reduction or running-max
     result of an earlier block over loops of the same extents (or its copy), or a tensor the exponent
-    reads — never ``U`` or ``V`` themselves; ``form`` picks the product or the quotient form.
+    reads — never ``U`` or ``V`` themselves, and never a value that may be infinite (a max over masked
+    ``-inf`` scores: ``exp(-inf-(-inf))`` is NaN); ``form`` picks the product or the quotient form.
     Numerically equivalent (N): ``exp(U-s)*exp(s-V) = exp(U-V)`` in real arithmetic; in floating point
     the two factors round separately and can overflow or underflow when ``s`` is far from ``U`` and
     ``V`` (the verifier's tolerance and special values decide).

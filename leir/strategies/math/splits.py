@@ -20,9 +20,11 @@ from leir.ast import (
     Assign,
     BinOp,
     Call,
+    Compare,
     Expr,
     IfThenElse,
     Inf,
+    Logical,
     Neg,
     Num,
     Paren,
@@ -150,7 +152,43 @@ def shift_values(program: Program, path: Path, within: Expr) -> list[TensorRef]:
         elif stmt.kind is StmtKind.ASSIGN and isinstance(top, TensorRef) and top.name in stats:
             stats.add(writer.target.name)  # a copy of a statistic (the last element of a running max)
     reads = {expr_text(r) for r in walk_expr(within) if isinstance(r, TensorRef)}
-    return [r for r in existing_values(program, path) if r.name in stats or expr_text(r) in reads]
+    return [r for r in existing_values(program, path)
+            if (r.name in stats or expr_text(r) in reads) and not may_be_infinite(program, r.name)]
+
+
+def _is_init_guard(node: Expr) -> bool:
+    """``if_then_else(k-1<0, -inf, P_{…,k-1})``: a recurrence's first-iteration init, not a data value."""
+    return (isinstance(node, IfThenElse) and isinstance(node.cond, Compare) and node.cond.ops == ("<",)
+            and node.cond.operands[1] == Num("0") and isinstance(node.then, Neg)
+            and isinstance(node.then.operand, Inf))
+
+
+def may_be_infinite(program: Program, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether a written tensor may hold ±inf: an ``inf`` literal among its data or its inputs' data.
+
+    A masked score (``if_then_else(mask, -inf, S)``) and every max or running max over it may be
+    ``-inf``; a shift by such a value makes ``exp(U-s)`` NaN where ``U`` is ``-inf`` too.
+    """
+    if name in seen:
+        return False
+    for _, writer, _ in statements(program.body):
+        if writer.target.name != name:
+            continue
+        stack: list[Expr] = [writer.value]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Inf):
+                return True
+            if _is_init_guard(node):
+                assert isinstance(node, IfThenElse)
+                stack.append(node.otherwise)
+                continue
+            if isinstance(node, TensorRef):
+                if node.name != name and may_be_infinite(program, node.name, seen | {name}):
+                    return True
+                continue
+            stack.extend(k for k in expr_children(node) if not isinstance(k, Compare | Logical))
+    return False
 
 
 def value_choices(program: Program, path: Path, exclude: set[str]) -> tuple[str, ...]:
