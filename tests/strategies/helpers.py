@@ -59,24 +59,3 @@ def assert_verifies(step: AppliedStep):
     wanted = {"equal_pass"} if step.exactness is Exactness.E else {"pass", "equal_pass"}
     assert result.outcome.value in wanted, (step.strategy, result.outcome, result.error, result.notes)
     return result
-
-
-def mutated(step: AppliedStep, old: str, new: str, count: int = 1) -> Program:
-    """The step's after-state with ``old`` replaced by ``new`` in its canonical body (an almost-right rewrite)."""
-    from leir.parser import parse_body
-    from leir.printer import canonical
-
-    text = canonical(step.after.body)
-    assert text.count(old) >= count, f"{old!r} is not in the after-state"
-    head, sep, tail = text.rpartition(old) if count == -1 else ("", "", "")
-    body = head + new + tail if sep else text.replace(old, new, count)
-    return Program(step.after.signature, parse_body(body))
-
-
-def assert_verifier_rejects(program: Program, parent: Program):
-    """The verifier builds and runs ``program`` and finds it differs from ``parent``: outcome ``fail``."""
-    from verifier.verify import verify
-
-    result = verify(program, parent=parent, reference="parent", cache=False)
-    assert result.outcome.value == "fail", (result.outcome, result.error, result.notes)
-    return result

@@ -7,14 +7,8 @@ import pytest
 from leir.printer import canonical
 from leir.strategies import NotApplicableError, apply_strategy, candidates, get_strategy
 
-from .helpers import (
-    assert_interpreter_agrees,
-    assert_verifier_rejects,
-    assert_verifies,
-    leir,
-    mutated,
-    workload,
-)
+from .helpers import assert_interpreter_agrees, assert_verifies, leir, workload
+from .math_checks import assert_verifier_rejects, mutated
 
 STRATEGY = "additive_split"
 WORKLOADS = ["level1/softmax", "level1/matmul", "level2/siamese_conv1d"]

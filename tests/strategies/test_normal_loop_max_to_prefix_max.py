@@ -7,14 +7,8 @@ import pytest
 from leir.printer import canonical
 from leir.strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
 
-from .helpers import (
-    assert_interpreter_agrees,
-    assert_verifier_rejects,
-    assert_verifies,
-    leir,
-    mutated,
-    workload,
-)
+from .helpers import assert_interpreter_agrees, assert_verifies, leir, workload
+from .math_checks import assert_verifier_rejects, mutated
 
 STRATEGY = "normal_loop_max_to_prefix_max"
 WORKLOADS = ["level1/softmax", "level1/log_softmax", "level1/argmax_dim"]

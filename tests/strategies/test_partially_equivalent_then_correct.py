@@ -7,14 +7,8 @@ import pytest
 from leir.printer import canonical
 from leir.strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
 
-from .helpers import (
-    assert_interpreter_agrees,
-    assert_verifier_rejects,
-    assert_verifies,
-    leir,
-    mutated,
-    workload,
-)
+from .helpers import assert_interpreter_agrees, assert_verifies, leir, workload
+from .math_checks import assert_verifier_rejects, mutated
 
 STRATEGY = "partially_equivalent_then_correct"
 WORKLOADS = ["level2/siamese_conv1d", "level2/local_contrast_norm", "level2/ssim_map",
