@@ -1,15 +1,11 @@
-"""Count the algebraic rewrites' (#24–35) sites over the built-in suite at depth ≤ 2.
+"""Candidate sites of chosen strategies over the built-in suite at depth <= 2 (sources and one step on).
 
-    python scripts/math_sites.py                       # level1+level2, f32
-    python scripts/math_sites.py --verify 3            # also verify 3 distinct rewrites per strategy
+    python scripts/math_sites.py --strategy exponential_split --strategy additive_split
 
-A step at depth ≤ 2 starts from a source state (depth 0) or from a state one step away (depth 1). The
-depth-1 states counted here are every ``compute_inline`` child (where larger expressions appear) and
-every child of the twelve algebraic rewrites themselves (where the inverse rewrites find their input,
-as generation does). A site is counted once per *distinct rewrite* — the workload, the statement before
-and the statement after — so a site of the source that every child state also has counts once. Every
-site is applied through ``apply_strategy`` (checker and trace grounding); ``--verify N`` builds and
-verifies N of them per strategy with TVM against their parent.
+Depth 1 is the source state of every workload (f32); depth 2 adds, per source, the state after one step
+of every registered strategy at its first site with its first parameters (what ``steptp apply`` does by
+default), deduplicated by content hash — so enabling steps (a running max before exponential_split,
+compute_inline before an algebraic rewrite) count their natural follow-up sites.
 """
 
 from __future__ import annotations
@@ -17,82 +13,62 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections import defaultdict
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leir.ast import Program  # noqa: E402
-from leir.printer import canonical  # noqa: E402
-from leir.rewrite import item_at  # noqa: E402
-from leir.strategies import AppliedStep, apply_strategy, candidates  # noqa: E402
-
-NAMES = ("factorization", "expand_factorization", "cancellation", "expand_cancellation", "apart", "together",
-         "powsimp", "expand_powsimp", "expand_log", "logsimp", "collect", "expand_collect")
+from leir.program import program_hash  # noqa: E402
+from leir.strategies import all_strategies, apply_strategy, get_strategy  # noqa: E402
 
 
-def suite(dtype: str) -> list[tuple[str, Program]]:
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--strategy", action="append", required=True, help="strategy to count (repeatable)")
+    parser.add_argument("--workload", action="append", help="only these workload ids (repeatable)")
+    args = parser.parse_args()
     from leir.frontend import translate_file
     from workloads.registry import list_workloads
 
-    out = []
-    for info in list_workloads():
-        try:
-            out.append((info.id, translate_file(info.path, dtype=dtype).program))
-        except Exception as exc:  # noqa: BLE001 - a workload the frontend refuses is reported, not fatal
-            print(f"skip {info.id}: {type(exc).__name__}: {exc}", file=sys.stderr)
-    return out
-
-
-def children(program: Program) -> list[Program]:
-    """The depth-1 states: every compute_inline child and every algebraic rewrite's child."""
-    out = []
-    for name in ("compute_inline", *NAMES):
-        for index in range(len(candidates(program, name))):
-            out.append(apply_strategy(program, name, index).after)
-    return out
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dtype", default="f32")
-    parser.add_argument("--verify", type=int, default=0, help="verify N distinct rewrites per strategy")
-    parser.add_argument("--workload", action="append", help="only this workload id (repeatable)")
-    args = parser.parse_args()
+    counted = [get_strategy(n) for n in args.strategy]
+    source_sites: Counter[str] = Counter()
+    step_sites: Counter[str] = Counter()
+    programs: Counter[str] = Counter()
+    states = 0
     start = time.time()
-    source: dict[str, int] = defaultdict(int)
-    distinct: dict[str, dict[tuple[str, str, str], AppliedStep]] = defaultdict(dict)
-    workloads: dict[str, set[str]] = defaultdict(set)
-    failures = 0
-    programs = [(w, p) for w, p in suite(args.dtype) if not args.workload or w in args.workload]
-    for wid, program in programs:
-        for depth, state in enumerate([program, *children(program)]):
-            for name in NAMES:
-                for index in range(len(candidates(state, name))):
-                    try:
-                        step = apply_strategy(state, name, index)
-                    except Exception as exc:  # noqa: BLE001 - counted and printed, never fatal
-                        failures += 1
-                        print(f"FAIL {wid} {name} site {index}: {type(exc).__name__}: {exc}"[:300])
-                        continue
-                    key = (wid, canonical(item_at(step.before.body, step.site.path)),
-                           canonical(item_at(step.after.body, step.site.path)))
-                    distinct[name].setdefault(key, step)
-                    workloads[name].add(wid)
-                    source[name] += depth == 0
-    print(f"{len(programs)} workloads ({args.dtype}), {time.time() - start:.0f} s, {failures} failures")
-    print(f"{'strategy':22s} {'source sites':>12s} {'distinct rewrites depth<=2':>27s} {'workloads':>10s}"
-          + ("  verified" if args.verify else ""))
-    for name in NAMES:
-        line = f"{name:22s} {source[name]:12d} {len(distinct[name]):27d} {len(workloads[name]):10d}"
-        if args.verify:
-            from verifier.verify import verify
-
-            outcomes = [verify(s.after, parent=s.before, reference="parent", cache=False).outcome.value
-                        for s in list(distinct[name].values())[: args.verify]]
-            line += "  " + ",".join(outcomes)
-        print(line)
+    for info in list_workloads():
+        if args.workload and info.id not in args.workload:
+            continue
+        try:
+            source = translate_file(info.path, dtype="f32").program
+        except Exception as exc:  # noqa: BLE001 - a workload the frontend refuses is reported
+            print(f"skip {info.id}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            continue
+        children = {}
+        for strategy in all_strategies():
+            try:
+                if strategy.candidates(source):
+                    child = apply_strategy(source, strategy, 0).after
+                    children.setdefault(program_hash(child), child)
+            except Exception as exc:  # noqa: BLE001 - a refusal or bug of one strategy is not fatal
+                print(f"{info.id}: {strategy.name} site 0: {type(exc).__name__}: {exc}"[:200],
+                      file=sys.stderr)
+        children.pop(program_hash(source), None)
+        states += 1 + len(children)
+        for strategy in counted:
+            here = len(strategy.candidates(source))
+            later = sum(len(strategy.candidates(child)) for child in children.values())
+            source_sites[strategy.name] += here
+            step_sites[strategy.name] += later
+            programs[strategy.name] += bool(here or later)
+    print(f"{states} states ({time.time() - start:.0f} s)")
+    print(f"{'#':>3} {'strategy':<36} {'source':>8} {'1 step':>8} {'total':>8} {'workloads':>10}")
+    for s in counted:
+        n = s.name
+        print(f"{s.number:>3} {n:<36} {source_sites[n]:>8} {step_sites[n]:>8} "
+              f"{source_sites[n] + step_sites[n]:>8} {programs[n]:>10}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
