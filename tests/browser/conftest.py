@@ -16,10 +16,6 @@ from pathlib import Path
 
 import pytest
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls tests make between browser
-# actions are still synchronous and safe (Django only sees the loop and refuses without this).
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOTS = REPO / "var" / "screenshots"
 AXE = REPO / "static" / "vendor" / "axe.min.js"
@@ -33,15 +29,29 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator:
+    """Chromium for one test module; Playwright (and its event loop) is gone before the next module runs.
+
+    Playwright's sync API runs an event loop in this thread, so Django refuses ORM calls made between
+    browser actions unless ``DJANGO_ALLOW_ASYNC_UNSAFE`` is set. They are synchronous and safe here; the
+    variable is set only while a browser is open, so no other test (``check --deploy`` refuses it) sees it.
+    """
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=chromium_path(), headless=True,
-                                              args=["--no-sandbox", "--disable-gpu"])
-        yield chromium
-        chromium.close()
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=chromium_path(), headless=True,
+                                                  args=["--no-sandbox", "--disable-gpu"])
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
