@@ -25,12 +25,20 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
   by the language's rules); comparisons run in the promoted type of their two operands; ``**`` with
   literal exponent 2 on a leaf is ``x*x``, otherwise ``T.pow``. Edge values follow docs/leir.md §6 via
   ``verifier.edge_ops``: NaN-propagating ``max``/``min``, trap-free integer ``/ // %`` (0 for a zero
-  divisor), NumPy's float ``//`` and ``%``, saturating float → int, IEEE ``!=``, wrapping i32/u32.
+  divisor), NumPy's float ``//`` and ``%``, saturating float → int, IEEE ``!=``, wrapping i32/u32 and
+  unsigned subtraction (``a + ~b + 1``), all safe from TVM's constant folding.
+* Bindings (``_Writer.let``): an operand a rule mentions twice is evaluated once — ``T.bind`` at the top
+  of the sblock, or a one-element ``local`` buffer when the value mentions another binding (TVM's
+  simplifier substitutes ``T.bind`` values: a chain of them grew 2^depth inside TVM), or, under a
+  vectorised loop, a buffer with one element per lane allocated right before the loop. TVM's build time
+  is then linear in the nesting depth (``bench/build_depth.py``).
 * The text has only the parentheses Python needs (``a + b + c``): a sum of hundreds of terms stays
   within Python's 200 nested brackets. Deep programs are the checker's ``too-deep`` (``leir.limits``).
 * Guarded reads: any tensor index whose range over the loops can leave the tensor (``D_{a-1}`` under
   ``a-1<0``, padding reads) is clamped into range, so evaluating both sides of ``T.if_then_else`` never
-  touches memory outside a buffer; the discarded value does not matter.
+  touches memory outside a buffer; the discarded value does not matter. Inside a branch every index the
+  interval analysis cannot bound (a gather, a product of variables) is clamped too: bindings run
+  whether or not their branch is taken.
 * Loops: ``L`` serial, ``P`` ``T.parallel``, ``V`` ``T.vectorized``, ``U`` ``T.unroll``. Kinds never change
   the result (the language's rule), so a ``P``/``V``/``B`` loop along which a statement inside depends on
   itself — a *race axis*: an enclosing variable absent from the LHS subscript (reductions, accumulations,
@@ -136,6 +144,8 @@ _INDEX_DTYPE = "int32"
 #: TVMScript text that is cheap to repeat: a name, a load with plain indices, a literal (or a cast of one).
 _LEAF = re.compile(r"^(?:T\.Cast\(\"\w+\", )?"  # optionally converted:
                    r"(?:[A-Za-z_]\w*(?:\[[\w ,]*\])?|T\.(?:b?float|u?int|bool)\d*\([^()]*\))\)?$")
+#: A load with plain indices (a tensor element or a buffer-bound value).
+_LOAD = re.compile(r"^[A-Za-z_]\w*\[[\w ,]*\]$")
 #: A ``T.bind`` variable of ``_Writer.let`` (a buffer-bound value ``_eN[0]`` is opaque to TVM: not one).
 _BOUND = re.compile(r"\b_e\d+\b(?!\[)")
 #: A loop variable (block iterator ``v_<name>``) used as a value, not an index, in lowered text.
@@ -794,7 +804,12 @@ class _Writer:
         if isinstance(e, A.Var):
             if tdt == _INDEX_DTYPE:
                 return self.ivar(e.name)
-            return f"T.Cast(\"{tdt}\", {self.ivar(e.name)})"
+            text = f"T.Cast(\"{tdt}\", {self.ivar(e.name)})"
+            if dtype in _UNSIGNED:
+                # TVM's range analysis reasons about unsigned arithmetic of a loop variable as if it were
+                # signed (u64 ``A//(i-3)`` came out wrong): the value is hidden from it
+                return self.let(text, tdt, lambda x: x, opaque=True)
+            return text
         if isinstance(e, A.TensorRef):
             # a read annotated with another dtype converts to the annotation first
             text = self.convert(self.tref(e, ranges), self.tdt(e.name), e.dtype)
@@ -808,7 +823,9 @@ class _Writer:
             if dtype in edge_ops.WIDENED:
                 return edge_ops.wrapping("-", self.expr(e.operand, dtype, ranges), None, dtype)
             if dtype in _UNSIGNED:  # TVMScript negates by multiplying with -1, which no uint holds
-                return f"({edge_ops.unsigned_sub(None, self.expr(e.operand, dtype, ranges), tdt)})"
+                operand = self.expr(e.operand, dtype, ranges)
+                operand = self._opaque_u64(operand) if dtype == "u64" else operand
+                return f"({edge_ops.unsigned_sub(None, operand, tdt)})"
             text = self.expr(e.operand, dtype, ranges)
             return f"(-{_grouped(e.operand, text, lambda c: _infix_prec(c, dtype in _FLOAT_WIDTH))})"
         if isinstance(e, A.BinOp):
@@ -818,7 +835,11 @@ class _Writer:
             if e.func in ("exp", "log", "sqrt", "erf", "sin", "cos") and dtype not in _FLOAT_WIDTH:
                 return self.convert(f"{_CALL[e.func]}(T.Cast(\"float64\", {args[0]}))", "f64", dtype)
             if e.func in ("max", "min") and dtype == "bf16" and not self.plain_minmax:
-                # TVM's bfloat16 select/isnan mistype the bound operands: choose in f32 (exact for bf16)
+                # TVM's bfloat16 select/isnan mistype the bound operands: choose in f32 (exact for bf16);
+                # an operand that is not a leaf is bound as bfloat16 first (bound as f32 it crashes TVM's
+                # intrinsic lowering once it is a buffer)
+                args = [a if _LEAF.match(a) else self.let(a, "bfloat16", lambda x: x, opaque=True)
+                        for a in args]
                 wide = [f"T.Cast(\"float32\", {a})" for a in args]
                 chosen = edge_ops.nan_max_min(e.func, wide[0], wide[1], "float32", self.let)
                 return f"T.Cast(\"bfloat16\", {chosen})"
@@ -875,9 +896,17 @@ class _Writer:
             return edge_ops.wrapping(e.op, left, right, dtype)
         if e.op == "-" and dtype in _UNSIGNED:
             lp = _infix_prec(A.strip_parens(e.left), is_float)
-            return edge_ops.unsigned_sub(f"({left})" if lp is not None and lp < _INFIX_PREC["-"] else left,
-                                         right, tdt)
+            left = f"({left})" if lp is not None and lp < _INFIX_PREC["-"] else left
+            return edge_ops.unsigned_sub(left, self._opaque_u64(right) if dtype == "u64" else right, tdt)
         return _infix(e, left, right, lambda c: _infix_prec(c, is_float))
+
+    def _opaque_u64(self, subtrahend: str) -> str:
+        """A u64 subtrahend hidden from TVM unless it is a load: TVM's arithmetic mis-reads a u64 constant
+        above 2^63 as negative (the complement ``~3`` of ``a + ~b + 1`` gave wrong quotients), and a
+        native ``0 - x`` came out 0."""
+        if _LOAD.match(subtrahend):
+            return subtrahend
+        return self.let(subtrahend, "uint64", lambda x: x, opaque=True)
 
     @staticmethod
     def _arith(op: str, left: str, right: str, dtype: str) -> str:
