@@ -258,6 +258,8 @@ class _Writer:
         self.lanes: tuple[int, str] | None = None
         #: allocations of those lane buffers, emitted before the vectorised loop (``_block``)
         self.lane_allocs: list[str] = []
+        #: LEIR dtype of the statement being written
+        self.stmt_dtype = ""
         #: depth of ``if_then_else`` branches around the expression being written
         self.in_branch = 0
         self.let_count = 0
@@ -300,7 +302,10 @@ class _Writer:
         """
         if not opaque and _LEAF.match(value):
             return body(value)
-        in_buffer = not self.plain_minmax and (opaque or self.lanes is not None or bool(_BOUND.search(value)))
+        # a bf16 statement keeps its chained f32 values in T.bind: TVM's bf16 legalisation breaks on f32
+        # buffers there (LowerIntrin crashes); its max/min and // chains are cut by bf16 buffers instead
+        chained = bool(_BOUND.search(value)) and self.stmt_dtype != "bf16"
+        in_buffer = not self.plain_minmax and (opaque or self.lanes is not None or chained)
         key = (value, tdt, in_buffer)
         if key not in self.bound:
             name = f"_e{self.let_count}"
@@ -655,6 +660,7 @@ class _Writer:
         self.plain_minmax = bool(thread_reduce)
         self.lets = []
         self.bound = {}
+        self.stmt_dtype = dtype
         vector = [tag.split(":", 1)[1] for tag in tags if tag.startswith("vector:")]
         self.lanes = next(((lp.extent, self.ivar(lp.var)) for lp in loops if vector and lp.var == vector[0]),
                           None)
