@@ -96,6 +96,7 @@ CODES: dict[str, str] = {
     "reserved-name": "a loop variable named like a keyword or function (inf, if_then_else, exp, max, ...)",
     "zero-divisor": "an index divided (// or %) by a value that can be zero",
     "float-modulo": "% computed in a floating-point type (not defined; use integer operands)",
+    "bf16-floordiv": "// computed in bf16 (TVM's bfloat16 legalisation cannot build it; compute it in f32)",
     "literal-out-of-range": "a literal that does not fit the type it is computed in",
     "int-power": "** computed in an integer type without a literal exponent 0..8",
     "unproven-bounds": "an index the analysis can neither prove in bounds nor show out of bounds (warning)",
@@ -402,6 +403,13 @@ class _Checker:
                     "float-modulo",
                     f"% is computed in {dtype} here; LEIR defines % for integers only "
                     "(write a-b*(a//b) for a floating-point remainder)",
+                    expr,
+                )
+            if expr.op == "//" and dtype == "bf16":
+                self.error(
+                    "bf16-floordiv",
+                    "// is computed in bf16 here, which TVM cannot build (its bfloat16 legalisation "
+                    "fails on a floor division); compute it in an f32 statement",
                     expr,
                 )
             if expr.op == "**" and not is_float and dtype != "index":

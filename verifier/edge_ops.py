@@ -9,18 +9,26 @@ implements the rule, written with ``T.Select`` (eager, so every operand must be 
 binding so an operand is evaluated once however often the rule mentions it.
 
 Every function takes ``let(value, tvm_dtype, body)``: it binds ``value`` to a fresh variable (or uses
-it as is when it is a leaf) and returns ``body(name)`` (``lowering._Writer.let``).
+it as is when it is a leaf) and returns ``body(name)`` (``lowering._Writer.let``); ``opaque=True``
+binds even a leaf, in a one-element buffer TVM's simplifier cannot see into.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 import numpy as np
 
 from leir.dtypes import int_limits, numpy_dtype
 
-Let = Callable[[str, str, Callable[[str], str]], str]
+
+class Let(Protocol):
+    """``lowering._Writer.let``: ``body`` of a name bound to ``value`` (``opaque``: hidden from TVM)."""
+
+    def __call__(self, value: str, tdt: str, body: Callable[[str], str], *, opaque: bool = False) -> str:
+        ...
+
 
 _FLOATS = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
 
@@ -82,18 +90,44 @@ WIDENED = {"i32": ("int64", "int64", "int64"), "u32": ("int64", "int64", "uint64
 
 def wrapping(op: str, a: str, b: str | None, dtype: str) -> str:
     """``+ - *`` (and negation, ``b=None``) of i32/u32 that wrap on overflow, as NumPy's do."""
-    tdt = numpy_dtype(dtype).name
     add, sub, mul = WIDENED[dtype]
     wide = {"+": add, "-": sub, "*": mul}[op]
     if b is None:
-        return f"T.Cast(\"{tdt}\", {lit(0, wide)} - T.Cast(\"{wide}\", {a}))"
-    return f"T.Cast(\"{tdt}\", T.Cast(\"{wide}\", {a}) {op} T.Cast(\"{wide}\", {b}))"
+        return _narrow(f"{lit(0, wide)} - T.Cast(\"{wide}\", {a})", wide, dtype)
+    return _narrow(f"T.Cast(\"{wide}\", {a}) {op} T.Cast(\"{wide}\", {b})", wide, dtype)
+
+
+def _narrow(text: str, wide: str, dtype: str) -> str:
+    """The low bits of a wide result as ``dtype``, brought into the type's range first (a mask, and for
+    a signed type a shift by half the range around it): TVM folds a cast of a constant by building the
+    immediate, which it refuses out of range (``2147483647+1`` in i32, ``0-1`` in u32); LLVM reduces
+    the wrapper to the plain truncation."""
+    tdt = numpy_dtype(dtype).name
+    bits = numpy_dtype(dtype).itemsize * 8
+    mask = lit(2**bits - 1, wide)
+    if dtype.startswith("u"):
+        return f"T.Cast(\"{tdt}\", T.bitwise_and({text}, {mask}))"
+    half = lit(2 ** (bits - 1), wide)
+    return f"T.Cast(\"{tdt}\", T.bitwise_and({text} + {half}, {mask}) - {half})"
+
+
+def unsigned_sub(a: str | None, b: str, tdt: str) -> str:
+    """``a - b`` (``-b`` for ``a=None``) in an unsigned type as ``a + ~b + 1``: the same bits, wrapping,
+    but TVM's constant folding refuses an unsigned subtraction that goes below zero (``0-1``,
+    ``A-A-1``) and builds the sum fine. The text is a ``+`` chain; the caller groups it."""
+    tail = f"T.bitwise_not({b}) + {lit(1, tdt)}"
+    return tail if a is None else f"{a} + {tail}"
 
 
 def int_abs(a: str, dtype: str, let: Let) -> str:
     """``abs`` of an i32; the minimum stays the minimum (NumPy's wrap), never poison."""
     tdt = numpy_dtype(dtype).name
-    return let(a, tdt, lambda x: f"T.Select({x} < {lit(0, tdt)}, {wrapping('-', x, None, dtype)}, {x})")
+    wide = WIDENED[dtype][1]
+    # opaque: TVM's simplifier turns ``x < 0`` of a constant minimum into a division by it, which it
+    # cannot lower (``abs(A*0-2147483648)``)
+    return let(a, tdt, opaque=True, body=lambda x: _narrow(
+        f"T.Select({x} < {lit(0, tdt)}, {lit(0, wide)} - T.Cast(\"{wide}\", {x}), T.Cast(\"{wide}\", {x}))",
+        wide, dtype))
 
 
 def _work_type(dtype: str) -> str:

@@ -25,12 +25,20 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
   by the language's rules); comparisons run in the promoted type of their two operands; ``**`` with
   literal exponent 2 on a leaf is ``x*x``, otherwise ``T.pow``. Edge values follow docs/leir.md §6 via
   ``verifier.edge_ops``: NaN-propagating ``max``/``min``, trap-free integer ``/ // %`` (0 for a zero
-  divisor), NumPy's float ``//`` and ``%``, saturating float → int, IEEE ``!=``, wrapping i32/u32.
+  divisor), NumPy's float ``//`` and ``%``, saturating float → int, IEEE ``!=``, wrapping i32/u32 and
+  unsigned subtraction (``a + ~b + 1``), all safe from TVM's constant folding.
+* Bindings (``_Writer.let``): an operand a rule mentions twice is evaluated once — ``T.bind`` at the top
+  of the sblock, or a one-element ``local`` buffer when the value mentions another binding (TVM's
+  simplifier substitutes ``T.bind`` values: a chain of them grew 2^depth inside TVM), or, under a
+  vectorised loop, a buffer with one element per lane allocated right before the loop. TVM's build time
+  is then linear in the nesting depth (``bench/build_depth.py``).
 * The text has only the parentheses Python needs (``a + b + c``): a sum of hundreds of terms stays
   within Python's 200 nested brackets. Deep programs are the checker's ``too-deep`` (``leir.limits``).
 * Guarded reads: any tensor index whose range over the loops can leave the tensor (``D_{a-1}`` under
   ``a-1<0``, padding reads) is clamped into range, so evaluating both sides of ``T.if_then_else`` never
-  touches memory outside a buffer; the discarded value does not matter.
+  touches memory outside a buffer; the discarded value does not matter. Inside a branch every index the
+  interval analysis cannot bound (a gather, a product of variables) is clamped too: bindings run
+  whether or not their branch is taken.
 * Loops: ``L`` serial, ``P`` ``T.parallel``, ``V`` ``T.vectorized``, ``U`` ``T.unroll``. Kinds never change
   the result (the language's rule), so a ``P``/``V``/``B`` loop along which a statement inside depends on
   itself — a *race axis*: an enclosing variable absent from the LHS subscript (reductions, accumulations,
@@ -67,6 +75,7 @@ from __future__ import annotations
 import functools
 import keyword
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,14 +137,19 @@ class UnhonouredLoop:
 
 _FLOAT_WIDTH = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
 _FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
+_UNSIGNED = ("u8", "u16", "u32", "u64")
 _INT_WIDTH = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
 _RESERVED = set(keyword.kwlist) | {"range", "T", "main", "int", "float", "bool", "max", "min"}
 _INDEX_DTYPE = "int32"
 #: TVMScript text that is cheap to repeat: a name, a load with plain indices, a literal (or a cast of one).
 _LEAF = re.compile(r"^(?:T\.Cast\(\"\w+\", )?"  # optionally converted:
                    r"(?:[A-Za-z_]\w*(?:\[[\w ,]*\])?|T\.(?:b?float|u?int|bool)\d*\([^()]*\))\)?$")
-#: A load inside a load's subscript: a gather.
-_GATHER = re.compile(r"\[[^\]]*\[")
+#: A load with plain indices (a tensor element or a buffer-bound value).
+_LOAD = re.compile(r"^[A-Za-z_]\w*\[[\w ,]*\]$")
+#: A ``T.bind`` variable of ``_Writer.let`` (a buffer-bound value ``_eN[0]`` is opaque to TVM: not one).
+_BOUND = re.compile(r"\b_e\d+\b(?!\[)")
+#: A loop variable (block iterator ``v_<name>``) used as a value, not an index, in lowered text.
+_LOOP_VALUE = re.compile(r"T\.Cast\(\"\w+\", v_\w+\)")
 _CALL = {"exp": "T.exp", "log": "T.log", "sqrt": "T.sqrt", "erf": "T.erf", "abs": "T.abs",
          "sin": "T.sin", "cos": "T.cos",
          "max": "T.max", "min": "T.min"}
@@ -236,6 +250,16 @@ class _Writer:
                 self.loop_refs.setdefault(lp, []).extend(_refs(stmt))
         #: bindings of the statement being written (emitted at the top of its sblock, see ``let``)
         self.lets: list[str] = []
+        #: (value, dtype, in a buffer) -> its name, for the statement being written
+        self.bound: dict[tuple[str, str, bool], str] = {}
+        #: (extent, block iterator) of the vectorised loop around the statement being written: its
+        #: bindings are buffers with one element per lane (TVM neither vectorises ``T.bind`` nor widens a
+        #: one-element buffer)
+        self.lanes: tuple[int, str] | None = None
+        #: allocations of those lane buffers, emitted before the vectorised loop (``_block``)
+        self.lane_allocs: list[str] = []
+        #: LEIR dtype of the statement being written
+        self.stmt_dtype = ""
         #: depth of ``if_then_else`` branches around the expression being written
         self.in_branch = 0
         self.let_count = 0
@@ -258,22 +282,48 @@ class _Writer:
     def emit(self, depth: int, line: str) -> None:
         self.lines.append("    " * depth + line)
 
-    def let(self, value: str, tdt: str, body) -> str:
+    def let(self, value: str, tdt: str, body: Callable[[str], str], *, opaque: bool = False) -> str:
         """``body(x)`` with ``x`` standing for ``value``, evaluated once.
 
-        ``x`` is bound by a statement at the top of the sblock (``_eN = T.bind(value)``), which TVM handles
-        robustly (its CSE and range analysis fail on some ``T.Let`` expressions of loop variables). Such
-        a binding runs even where an ``if_then_else`` branch would not: safe, since every operation the
-        lowering emits is total and every statically ranged read is clamped — except a gather, whose
-        index is not known to be in range where its branch is not taken, so a value inside a branch
-        that contains a gather is repeated instead of bound. A leaf is always used as it is.
+        Every binding is a statement at the top of the sblock, and a value bound twice in one statement
+        is bound once. A value that mentions no other binding is ``_eN = T.bind(value)``. TVM's simplifier
+        substitutes every ``T.bind`` variable into whatever it simplifies afterwards, so a chain of
+        bindings that each mention the previous one twice (nested NaN-propagating ``max``, saturating
+        conversions of conversions) would grow to 2^depth nodes inside TVM; a value that mentions an
+        earlier binding is therefore stored in a one-element ``local`` buffer (``_eN[0] = value``),
+        which the simplifier cannot see through, and build time stays linear in the depth. ``opaque``
+        asks for such a buffer even for a leaf: it hides a value from TVM's rewrites altogether (loop
+        variables in unsigned arithmetic and float ``//``, which TVM's simplifier mis-folds).
+
+        A binding runs even where an ``if_then_else`` branch would not: safe, since every operation the
+        lowering emits is total and every read whose index is not proved in range is clamped
+        (``tref``). A leaf is used as it is. The statement of a cuda cross-thread reduction keeps
+        ``T.bind`` only: TVM's reducer pattern refuses buffer stores in it.
         """
-        if _LEAF.match(value) or (self.in_branch and _GATHER.search(value)):
+        if not opaque and _LEAF.match(value):
             return body(value)
-        name = f"_e{self.let_count}"
-        self.let_count += 1
-        self.lets.append(f"{name} = T.bind({value})")  # T.bind: a scalar, never a buffer view
-        return body(name)
+        # a bf16 statement keeps its chained f32 values in T.bind: TVM's bf16 legalisation breaks on f32
+        # buffers there (LowerIntrin crashes); its max/min and // chains are cut by bf16 buffers instead
+        chained = bool(_BOUND.search(value)) and self.stmt_dtype != "bf16"
+        in_buffer = not self.plain_minmax and (opaque or self.lanes is not None or chained)
+        key = (value, tdt, in_buffer)
+        if key not in self.bound:
+            name = f"_e{self.let_count}"
+            self.let_count += 1
+            if in_buffer:
+                lane = "0"
+                if self.lanes is None:
+                    self.lets.append(f"{name} = T.sblock_alloc_buffer((1,), \"{tdt}\", scope=\"local\")")
+                else:
+                    extent, lane = self.lanes
+                    self.lane_allocs.append(
+                        f"{name} = T.alloc_buffer(({extent},), \"{tdt}\", scope=\"local\")")
+                self.lets.append(f"{name}[{lane}] = {value}")
+                self.bound[key] = f"{name}[{lane}]"
+            else:
+                self.lets.append(f"{name} = T.bind({value})")  # T.bind: a scalar, never a buffer view
+                self.bound[key] = name
+        return body(self.bound[key])
 
     def convert(self, text: str, src: str, dst: str) -> str:
         """A value of LEIR dtype ``src`` converted to ``dst`` by the language's rules (docs/leir.md §6)."""
@@ -496,6 +546,7 @@ class _Writer:
                *, in_parallel: bool, tags: tuple[str, ...],
                allocs: dict[int, list[str]] | None = None) -> None:
         allocs = allocs or {}
+        lanes_at: tuple[int, int] | None = None
         for k, loop in enumerate(block.loops):
             if k in allocs:
                 depth = self._emit_allocs(allocs[k], f"alloc_{_pstr(path)}_{k}", depth)
@@ -503,6 +554,8 @@ class _Writer:
             in_parallel = in_parallel or parallel
             if tag:
                 tags = tags + (tag,)
+            if tag.startswith("vector:"):
+                lanes_at = (len(self.lines), depth)
             self.emit(depth, f"for {self.var(loop.var)} in {head}:")
             depth += 1
         if len(block.loops) in allocs:
@@ -513,6 +566,12 @@ class _Writer:
                 self._statement(item, path + (i,), loops, depth, tags)
             else:
                 self._block(item, path + (i,), loops, depth, in_parallel=in_parallel, tags=tags)
+        if lanes_at is not None:
+            # the lane buffers of the bindings inside the vectorised loop, allocated right before it: TVM
+            # would shrink a buffer allocated inside the loop's sblock to one element
+            at, lane_depth = lanes_at
+            self.lines[at:at] = ["    " * lane_depth + line for line in self.lane_allocs]
+            self.lane_allocs = []
 
     def _loop_head(self, loop: A.Loop, path: tuple[int, ...], in_parallel: bool,
                    tags: tuple[str, ...]) -> tuple[str, bool, str]:
@@ -531,11 +590,11 @@ class _Writer:
             # widths CUDA has vector types for
             if race:
                 return self._unhonoured(loop, path, race, serial)
-            if "vector" in tags:
+            if any(tag.startswith("vector:") for tag in tags):
                 return self._unhonoured(loop, path, "an enclosing loop is already vectorised", serial)
             if self.gpu and not self._cuda_vector_ok(loop):
                 return self._unhonoured(loop, path, "cuda has no vector type of this width and dtype", serial)
-            return f"T.vectorized({n})", False, "vector"
+            return f"T.vectorized({n})", False, f"vector:{loop.var}"
         if loop.kind == "P":
             if self.gpu:
                 return self._unhonoured(loop, path, "P runs serially inside a cuda kernel", serial)
@@ -600,6 +659,11 @@ class _Writer:
         # TVM recognises a cross-thread reducer only as T.max/T.min, so that statement keeps them
         self.plain_minmax = bool(thread_reduce)
         self.lets = []
+        self.bound = {}
+        self.stmt_dtype = dtype
+        vector = [tag.split(":", 1)[1] for tag in tags if tag.startswith("vector:")]
+        self.lanes = next(((lp.extent, self.ivar(lp.var)) for lp in loops if vector and lp.var == vector[0]),
+                          None)
         if dtype == "bool":  # bool statements compute in i64 and store value != 0
             value = f"({self.expr(stmt.value, 'i64', ranges)} != T.int64(0))"
         else:
@@ -671,7 +735,12 @@ class _Writer:
         for dim, index in zip(info.shape, ref.indices, strict=False):
             text = self.index(index, ranges)
             if clamp:
+                # an index the interval analysis cannot bound (a gather, a product of variables) is
+                # clamped inside an if_then_else branch: the checker (or the interpreter, for a gather)
+                # holds it in range only where the branch is taken, and bindings run either way
                 rng = index_range(index, ranges)
+                if rng is None and self.in_branch:
+                    rng = (-1, dim)
                 if rng is not None and rng[0] < 0:
                     text = f"T.max({text}, 0)"
                 if rng is not None and rng[1] > dim - 1:
@@ -739,7 +808,14 @@ class _Writer:
         if isinstance(e, A.Inf):
             return _literal(max_value(dtype), dtype)
         if isinstance(e, A.Var):
-            return self.ivar(e.name) if tdt == _INDEX_DTYPE else f"T.Cast(\"{tdt}\", {self.ivar(e.name)})"
+            if tdt == _INDEX_DTYPE:
+                return self.ivar(e.name)
+            text = f"T.Cast(\"{tdt}\", {self.ivar(e.name)})"
+            if dtype in _UNSIGNED:
+                # TVM's range analysis reasons about unsigned arithmetic of a loop variable as if it were
+                # signed (u64 ``A//(i-3)`` came out wrong): the value is hidden from it
+                return self.let(text, tdt, lambda x: x, opaque=True)
+            return text
         if isinstance(e, A.TensorRef):
             # a read annotated with another dtype converts to the annotation first
             text = self.convert(self.tref(e, ranges), self.tdt(e.name), e.dtype)
@@ -752,6 +828,10 @@ class _Writer:
                 return _literal(-inner.value, dtype)
             if dtype in edge_ops.WIDENED:
                 return edge_ops.wrapping("-", self.expr(e.operand, dtype, ranges), None, dtype)
+            if dtype in _UNSIGNED:  # TVMScript negates by multiplying with -1, which no uint holds
+                operand = self.expr(e.operand, dtype, ranges)
+                operand = self._opaque_u64(operand) if dtype == "u64" else operand
+                return f"({edge_ops.unsigned_sub(None, operand, tdt)})"
             text = self.expr(e.operand, dtype, ranges)
             return f"(-{_grouped(e.operand, text, lambda c: _infix_prec(c, dtype in _FLOAT_WIDTH))})"
         if isinstance(e, A.BinOp):
@@ -761,7 +841,11 @@ class _Writer:
             if e.func in ("exp", "log", "sqrt", "erf", "sin", "cos") and dtype not in _FLOAT_WIDTH:
                 return self.convert(f"{_CALL[e.func]}(T.Cast(\"float64\", {args[0]}))", "f64", dtype)
             if e.func in ("max", "min") and dtype == "bf16" and not self.plain_minmax:
-                # TVM's bfloat16 select/isnan mistype the bound operands: choose in f32 (exact for bf16)
+                # TVM's bfloat16 select/isnan mistype the bound operands: choose in f32 (exact for bf16);
+                # an operand that is not a leaf is bound as bfloat16 first (bound as f32 it crashes TVM's
+                # intrinsic lowering once it is a buffer)
+                args = [a if _LEAF.match(a) else self.let(a, "bfloat16", lambda x: x, opaque=True)
+                        for a in args]
                 wide = [f"T.Cast(\"float32\", {a})" for a in args]
                 chosen = edge_ops.nan_max_min(e.func, wide[0], wide[1], "float32", self.let)
                 return f"T.Cast(\"bfloat16\", {chosen})"
@@ -808,11 +892,27 @@ class _Writer:
             if not is_float:
                 return edge_ops.int_div_mod(e.op, left, right, "i64" if dtype == "bool" else dtype, self.let)
             if e.op == "//":
+                # TVM rewrites a float remainder of a loop variable into integer arithmetic (and fails):
+                # an operand that mentions one is hidden from it
+                left, right = (self.let(t, tdt, lambda x: x, opaque=True) if _LOOP_VALUE.search(t) else t
+                               for t in (left, right))
                 return edge_ops.float_floordiv(left, right, dtype, self.let)
             return edge_ops.float_mod(left, right, dtype, self.let)
         if dtype in edge_ops.WIDENED:
             return edge_ops.wrapping(e.op, left, right, dtype)
+        if e.op == "-" and dtype in _UNSIGNED:
+            lp = _infix_prec(A.strip_parens(e.left), is_float)
+            left = f"({left})" if lp is not None and lp < _INFIX_PREC["-"] else left
+            return edge_ops.unsigned_sub(left, self._opaque_u64(right) if dtype == "u64" else right, tdt)
         return _infix(e, left, right, lambda c: _infix_prec(c, is_float))
+
+    def _opaque_u64(self, subtrahend: str) -> str:
+        """A u64 subtrahend hidden from TVM unless it is a load: TVM's arithmetic mis-reads a u64 constant
+        above 2^63 as negative (the complement ``~3`` of ``a + ~b + 1`` gave wrong quotients), and a
+        native ``0 - x`` came out 0."""
+        if _LOAD.match(subtrahend):
+            return subtrahend
+        return self.let(subtrahend, "uint64", lambda x: x, opaque=True)
 
     @staticmethod
     def _arith(op: str, left: str, right: str, dtype: str) -> str:

@@ -65,6 +65,30 @@ def compile_module(mod: Module, target: dict[str, Any]) -> Executable:
         raise AdapterError(f"TVM build failed: {_first_lines(exc)}") from exc
 
 
+def peak_ir_size(mod: Module, target: dict[str, Any]) -> int:
+    """The largest printed size (characters of ``mod.script()``) of the module between TVM's build passes.
+
+    A load-independent measure of how much work a build does: a lowering that lets TVM's simplifier
+    duplicate subexpressions shows it as growth here long before the build time becomes absurd (the
+    depth tests and ``bench/build_depth.py`` read it).
+    """
+    from tvm.ir.instrument import pass_instrument
+
+    sizes = [len(script(mod))]
+
+    @pass_instrument
+    class _Sizes:
+        def run_after_pass(self, module: Any, info: Any) -> None:
+            sizes.append(len(str(module.script())))
+
+    try:
+        with tvm.transform.PassContext(instruments=[_Sizes()]):
+            tvm.compile(mod, target=make_target(target))
+    except Exception as exc:  # noqa: BLE001
+        raise AdapterError(f"TVM build failed: {_first_lines(exc)}") from exc
+    return max(sizes)
+
+
 def cpu_tensor(array: np.ndarray) -> Any:
     # np.ascontiguousarray would turn a 0-d array into shape (1,); a C-order copy keeps scalars 0-d
     return tvm.runtime.tensor(np.array(array, order="C", copy=True), tvm.cpu(0))

@@ -189,6 +189,19 @@ def test_modulo_is_integer_only_in_values_and_in_comparisons(dtype):
     assert ("float-modulo" in codes(cond)) == is_float
 
 
+@pytest.mark.parametrize("dtype", ["f16", "f32", "bf16", "i32"])
+def test_floor_division_in_bf16_is_refused_with_its_position(dtype):
+    """TVM cannot build ``//`` in bfloat16 (issue 7): refused where it is computed, in values and in
+    comparisons, at the operator's line and column; every other dtype keeps it."""
+    header = f"input A: {dtype}[4]\noutput C: {dtype}[4]"
+    for body in (f"L^{{4}}_{{i=0}}[C^{{{dtype},g}}_{{i}}=i//(A^{{{dtype},g}}_{{i}}+1);];",
+                 f"L^{{4}}_{{i=0}}[C^{{{dtype},g}}_{{i}}=if_then_else(A^{{{dtype},g}}_{{i}}//2<1,1,0);];"):
+        found = [d for d in check(prog(header, body)).errors if d.code == "bf16-floordiv"]
+        assert len(found) == (dtype == "bf16")
+        if found:
+            assert found[0].line == 4 and found[0].column is not None and "f32" in found[0].message
+
+
 @pytest.mark.parametrize("dtype", ["i32", "u64", "f32"])
 def test_integer_powers_need_a_small_literal_exponent(dtype):
     header = f"input A: {dtype}[4]\noutput C: {dtype}[4]"
@@ -232,7 +245,7 @@ def test_long_flat_sums_are_within_the_limits_and_pickle_like_any_program():
 
 def test_every_new_code_is_documented():
     for code in ("reserved-name", "zero-divisor", "float-modulo", "literal-out-of-range", "int-power",
-                 "unproven-bounds", "too-deep"):
+                 "unproven-bounds", "too-deep", "bf16-floordiv"):
         assert code in CODES
 
 

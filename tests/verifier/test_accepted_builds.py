@@ -3,8 +3,10 @@
 Programs are generated systematically, by class and swept over sizes across each limit of
 docs/leir.md §7: long sums, bracket nesting (right-nested sums, nested calls, nested if_then_else),
 loop nesting, literals at every integer dtype's edges, float literals near the largest finite value,
-``%`` and ``**`` in every kind of dtype, min/max reductions over every dtype. For each: accepted ⇒
-``build`` succeeds; refused ⇒ a diagnostic with a position, never an exception.
+``%`` and ``**`` in every kind of dtype, min/max reductions over every dtype, nested NaN-propagating
+max/min (24 levels) and integer exp chains (12 levels), also vectorised, unsigned and i32 arithmetic that
+TVM constant-folds, float ``//`` of loop variables. For each: accepted ⇒ ``build`` succeeds; refused ⇒ a
+diagnostic with a position, never an exception.
 """
 
 from __future__ import annotations
@@ -54,16 +56,16 @@ def _cases():
         yield f"bfpow{n}", "input A: bf16[4]\noutput C: bf16[4]\n---\n" + \
             f"L^{{4}}_{{i=0}}[C^{{bf16,g}}_{{i}}={'**'.join(['A^{bf16,g}_{i}'] * n)};];"
         yield f"neg{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={'-(' * n}{A}+1{')' * n};];"
-    # nested max: the NaN-propagating select doubles TVM's build time per level (4 levels 0.08 s, 8 levels
-    # 0.8 s, 12 over 90 s), so accepted nesting is swept to 6 only — a known escape (issue 7 note)
-    for n in (6, MAX_NESTING + 1, 120):
+    # nested NaN-propagating max/min and integer exp chains (each level a saturating conversion): every
+    # level binds its operands once, so TVM's build time grows linearly (bench/build_depth.py); before,
+    # it doubled (max) or grew ~15x (exp) per level, and the sweep stopped at 6 and 3 levels
+    for n in (6, 24, MAX_NESTING + 1, 120):
         yield f"max{n}", f32 + f"L^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={'max(1,' * n}{A}{')' * n};];"
-    # integer exp chains: each level's saturating float->int conversion multiplies TVM's build time
-    # (3 levels 0.3 s, 4 levels 3.8 s, 5 levels 63 s), so the sweep stops at 3 accepted levels; deeper
-    # chains are a known, unresolved escape (issue 7 note: the checker should refuse them)
-    for n in (3, MAX_NESTING + 1):
+    for n in (3, 12, MAX_NESTING + 1):
         yield f"intexp{n}", "input A: i32[4]\noutput C: i32[4]\n---\n" + \
             f"L^{{4}}_{{i=0}}[C^{{i32,g}}_{{i}}={'exp(' * n}A^{{i32,g}}_{{i}}{')' * n};];"
+    for n in (1, 12):  # the same under a vectorised loop (bindings there are per-lane buffers)
+        yield f"vmin{n}", f32 + f"V^{{4}}_{{i=0}}[C^{{f32,g}}_{{i}}={'min(A^{f32,g}_{i}*2,' * n}{A}+1{')' * n};];"
     for n in (10, MAX_LOOPS - 1, MAX_LOOPS, MAX_LOOPS + 1, 120):
         inner = "L^{4}_{i=0}[C^{f32,g}_{i}=A^{f32,g}_{i};];"
         yield f"loops{n}", f32 + "".join(f"L^{{1}}_{{j{k}=0}}[" for k in range(n - 1)) + inner + "];" * (n - 1)
@@ -90,6 +92,17 @@ def _cases():
     for dt in DTYPES:
         for func in ("exp", "log", "sqrt", "abs", "erf"):
             yield f"call_{func}_{dt}", _unary(dt, f"L^{{4}}_{{i=0}}[C^{{{dt},g}}_{{i}}={func}(A^{{{dt},g}}_{{i}});];")
+    # arithmetic TVM's constant folding refused: unsigned results below zero, i32/u32 results out of
+    # range, float // of a loop variable — with loop variables, tensors, and extent-1 loops (a known value)
+    for dt in ("u8", "u16", "u32", "u64", "i32"):
+        r = f"A^{{{dt},g}}_{{i}}"
+        for k, expr in enumerate(("i-3", "(i-3)//2", f"{r}//(i-3)", "-i", f"{r}-{r}-1", f"({r}-{r}-1)%3",
+                                  f"{r}*0+2147483647+1", f"abs({r}*0-2147483647-1)", "j-1")):
+            yield f"fold_{dt}_{k}", _unary(dt, f"L^{{4}}_{{i=0}}[L^{{1}}_{{j=0}}[C^{{{dt},g}}_{{i}}={expr};];];")
+    for dt in ("f16", "f32", "f64", "bf16"):
+        r = f"A^{{{dt},g}}_{{i}}"
+        for k, expr in enumerate((f"i//({r}+{r})", f"{r}//i", f"(i+0.5)//{r}", f"max(i//{r},{r})")):
+            yield f"fdiv_{dt}_{k}", _unary(dt, f"L^{{4}}_{{i=0}}[C^{{{dt},g}}_{{i}}={expr};];")
     yield "pow2i", "output C: i32[4]\n---\nL^{4}_{i=0}[C^{i32,g}_{i}=2**i;];"
     yield "divzero", f32 + "L^{4}_{i=0}[C^{f32,g}_{i}=A^{f32,g}_{i//0+4};];"
 
