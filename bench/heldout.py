@@ -1,0 +1,301 @@
+"""Held-out sweep: translate and verify every KernelBench-style file of some folders against PyTorch eager.
+
+Usage: ``python bench/heldout.py DIR [DIR ...] [--timeout S] [--jobs N] [--json OUT] [--match TEXT]``.
+
+Each ``DIR`` is one level (its name labels the totals). For every ``*.py`` file in it (``Model``,
+``get_inputs``, ``get_init_inputs``), a child process:
+
+1. shrinks the problem so a CPU can run it: every module-level int constant >= 64 (and every such
+   entry of a module-level int tuple) is halved while it stays even and above the attempt's limit,
+   which keeps the power-of-two divisibility models rely on (channels by groups, heads by dims);
+   an odd size still above the limit becomes ``limit - 1``. The overrides go through the same
+   ``--set`` machinery as ``steptp translate``/``steptp verify`` (``leir.frontend.loading``);
+2. translates the file with the real frontend (``translate_file``) and verifies the program with
+   ``verifier.verify`` against ``TorchSourceReference`` (the ``steptp verify --source`` path), no cache;
+3. on any failure other than an unsupported operator, retries with the next, smaller limit.
+
+Files run at most ``--jobs`` (default 2) at a time in long-lived worker children (imports stay warm),
+each under ``--timeout`` seconds in all (past it the worker is killed and restarted). One line
+per file (translated, verified, outcome, the sizes used, error class and message), then totals per
+level and the failures grouped by family (error class + operator or first words of the message).
+The held-out files themselves stay outside the repository: public code is not ours to commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import queue
+import re
+import select
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+#: Shrink limits tried in order: a size >= MIN_SHRINK is brought to at most this value.
+LIMITS = (32, 16, 8)
+MIN_SHRINK = 64
+
+
+def shrink_int(value: int, limit: int) -> int:
+    """``value`` brought to at most ``limit`` by halving (keeps powers of two); odd leftovers -> limit-1."""
+    if value < MIN_SHRINK:
+        return value
+    while value > limit and value % 2 == 0:
+        value //= 2
+    return value if value <= limit else limit - 1
+
+
+def module_constants(source: str) -> dict[str, Any]:
+    """Top-level ``NAME = expr`` bindings whose value is an int or a tuple of ints, evaluated in order.
+
+    Expressions such as ``M = 1024 * 2`` or ``C = K * 3`` are evaluated with the earlier constants only
+    (no builtins), so a file's own arithmetic is honoured and nothing else runs.
+    """
+    env: dict[str, Any] = {}
+    for node in ast.parse(source).body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            continue
+        try:
+            value = eval(compile(ast.Expression(node.value), "<const>", "eval"),  # noqa: S307
+                         {"__builtins__": {}}, dict(env))
+        except Exception:  # noqa: BLE001 - anything not computable from constants is not a size
+            continue
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) or (isinstance(value, tuple) and value
+                                      and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+            env[node.targets[0].id] = value
+    return env
+
+
+def shrunk_sets(source: str, limit: int) -> dict[str, Any]:
+    """The ``--set`` overrides that bring the file's large constants under ``limit``."""
+    sets: dict[str, Any] = {}
+    for name, value in module_constants(source).items():
+        new = (shrink_int(value, limit) if isinstance(value, int)
+               else tuple(shrink_int(v, limit) for v in value))
+        if new != value:
+            sets[name] = new
+    return sets
+
+
+def _family(error_class: str, message: str) -> str:
+    """A failure's family: the operator for unsupported operators, else the class + first words."""
+    match = re.search(r"unsupported operator (\S+)", message)
+    if match:
+        return f"{error_class}: {match.group(1)}"
+    words = re.sub(r"\S*[/\\]\S*|\d+(\.\d+)?(e-?\d+)?", "#", message).split()[:6]
+    return f"{error_class}: {' '.join(words)}"
+
+
+def run_one(path: Path, limit: int, timeout: float) -> dict[str, Any]:
+    """Translate and verify ``path`` shrunk to ``limit`` (in this process)."""
+    from leir.errors import LeirError
+    from leir.frontend import translate_file
+    from steptp_cli.verifier_commands import source_dtype
+    from verifier.reference import TorchSourceReference
+    from verifier.verify import verify
+
+    sets = shrunk_sets(path.read_text(encoding="utf-8"), limit)
+    row: dict[str, Any] = {"sets": sets, "limit": limit, "translated": False, "verified": False}
+    try:
+        translation = translate_file(path, sets=sets)
+    except LeirError as exc:
+        row.update(outcome="translate_error", error_class=type(exc).__name__, error=str(exc))
+        return row
+    except Exception as exc:  # noqa: BLE001 - a crash of the frontend is a finding, not a stop
+        row.update(outcome="translate_crash", error_class=type(exc).__name__, error=str(exc))
+        return row
+    row["translated"] = True
+    reference = TorchSourceReference(path, sets, source_dtype(translation.program))
+    result = verify(translation.program, reference=reference, params=translation.values, cache=False,
+                    timeout=timeout)
+    row["outcome"] = result.outcome.value
+    row["verified"] = result.outcome.value in ("pass", "equal_pass")
+    if not row["verified"]:
+        row["error_class"] = result.error_class or result.outcome.value
+        row["error"] = (result.error or "; ".join(result.notes)
+                        or f"max_abs_error={result.max_abs_error} max_rel_error={result.max_rel_error} "
+                           f"tolerance={result.tolerance}")
+    row["max_error_ratio"] = result.max_error_ratio
+    return row
+
+
+class _Worker:
+    """A long-lived child (``--serve``) that translates and verifies one file per request line.
+
+    Keeps torch, TVM and the verifier's sandbox pool warm between files (a fresh process per file costs
+    tens of seconds on a loaded machine); a request past its time is answered by killing the child,
+    and the next request starts a new one.
+    """
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+
+    def ask(self, path: Path, limit: int, seconds: float) -> dict[str, Any] | None:
+        """The child's row for ``path`` at ``limit``, or ``None`` when it gave none within ``seconds``."""
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                         cwd=ROOT)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"path": str(path), "limit": limit, "timeout": seconds}) + "\n")
+        self.proc.stdin.flush()
+        deadline = time.monotonic() + seconds
+        while True:
+            left = deadline - time.monotonic()
+            ready = select.select([self.proc.stdout], [], [], max(left, 0))[0] if left > 0 else []
+            if not ready:
+                self.close()
+                return None
+            line = self.proc.stdout.readline()
+            if not line:  # the child died (a crash of the frontend or of TVM)
+                self.close()
+                return {"translated": False, "verified": False, "outcome": "crash",
+                        "error_class": "ChildCrash", "error": "the worker process died"}
+            if line.startswith("{"):
+                return json.loads(line)
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+def run_file(path: Path, timeout: float, worker: _Worker) -> dict[str, Any]:
+    """All attempts for one file, within ``timeout`` seconds in all."""
+    deadline = time.monotonic() + timeout
+    attempts: list[dict[str, Any]] = []
+    row: dict[str, Any] = {}
+    for limit in LIMITS:
+        left = deadline - time.monotonic()
+        if left < 10:
+            break
+        start = time.monotonic()
+        answer = worker.ask(path, limit, left)
+        row = {"sets": shrunk_sets(path.read_text(encoding="utf-8"), limit), "limit": limit,
+               "translated": False, "verified": False, "outcome": "timeout", "error_class": "Timeout",
+               "error": f"no result within {int(left)} s"} if answer is None else answer
+        row.setdefault("sets", shrunk_sets(path.read_text(encoding="utf-8"), limit))
+        row.setdefault("limit", limit)
+        row["seconds"] = round(time.monotonic() - start, 1)
+        attempts.append({k: row.get(k) for k in ("limit", "outcome", "error_class", "seconds")})
+        if row["verified"] or row.get("error_class") == "UnsupportedOperatorError":
+            break
+    row["attempts"] = attempts
+    row["file"] = path.name
+    row["level"] = path.parent.name
+    if not row["verified"]:
+        row["family"] = _family(row.get("error_class") or "?", row.get("error") or "")
+    return row
+
+
+def serve() -> int:
+    """``--serve``: answer ``{"path", "limit", "timeout"}`` request lines with one JSON row each."""
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            row = run_one(Path(request["path"]), int(request["limit"]), float(request["timeout"]))
+        except Exception as exc:  # noqa: BLE001 - a crash of the verifier is a finding, not a stop
+            row = {"translated": True, "verified": False, "outcome": "crash",
+                   "error_class": type(exc).__name__, "error": str(exc)}
+        print(json.dumps(row, default=str), flush=True)
+    return 0
+
+
+def _line(row: dict[str, Any]) -> str:
+    sets = " ".join(f"{k}={v}" for k, v in row.get("sets", {}).items()) or "(as written)"
+    text = (f"{row['level']}/{row['file']}: translated={'yes' if row['translated'] else 'no'} "
+            f"verified={'yes' if row['verified'] else 'no'} outcome={row.get('outcome')} "
+            f"[{sets}] {row.get('seconds', 0)}s")
+    if not row["verified"]:
+        message = (row.get("error") or "").replace("\n", " ")
+        text += f"\n    {row.get('error_class')}: {message[:300]}"
+    return text
+
+
+def summarise(rows: list[dict[str, Any]]) -> str:
+    """Totals per level, then failure families with their files."""
+    out = ["", "level      tried  translated  verified"]
+    by_level: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_level[row["level"]].append(row)
+    for level, items in sorted(by_level.items()):
+        tried, translated = len(items), sum(r["translated"] for r in items)
+        verified = sum(r["verified"] for r in items)
+        share = 100 * verified / tried
+        out.append(f"{level:<10} {tried:>5}  {translated:>10}  {verified:>8}  ({share:.0f} %)")
+    families = Counter(r["family"] for r in rows if not r["verified"])
+    if families:
+        out.append("")
+        out.append("failure families:")
+        for family, count in families.most_common():
+            files = ", ".join(f"{r['level']}/{r['file']}" for r in rows if r.get("family") == family)
+            out.append(f"  {count:>3}  {family}\n         {files}")
+    return "\n".join(out)
+
+
+def _sort_key(path: Path) -> tuple[int, str]:
+    match = re.match(r"(\d+)_", path.name)
+    return (int(match.group(1)) if match else 10**9, path.name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("dirs", nargs="*", type=Path,
+                        help="folders of KernelBench-style files, one per level")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per file, all attempts (300)")
+    parser.add_argument("--jobs", type=int, default=2, choices=(1, 2), help="files at once (at most 2)")
+    parser.add_argument("--match", default="", help="only files whose name contains this")
+    parser.add_argument("--json", type=Path, metavar="OUT", help="write the table (one row per file) here")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        return serve()
+    if not args.dirs:
+        parser.error("give at least one folder")
+    for folder in args.dirs:
+        if not folder.is_dir():
+            parser.error(f"not a folder: {folder}")
+    files = [p for folder in args.dirs for p in sorted(folder.glob("*.py"), key=_sort_key)
+             if args.match in p.name]
+    rows: list[dict[str, Any]] = []
+    workers = [_Worker() for _ in range(args.jobs)]
+    free: queue.Queue[_Worker] = queue.Queue()
+    for worker in workers:
+        free.put(worker)
+
+    def one(path: Path) -> dict[str, Any]:
+        worker = free.get()
+        try:
+            return run_file(path, args.timeout, worker)
+        finally:
+            free.put(worker)
+
+    try:
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for row in pool.map(one, files):
+                print(_line(row), flush=True)
+                rows.append(row)
+    finally:
+        for worker in workers:
+            worker.close()
+    print(summarise(rows))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
