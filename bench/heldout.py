@@ -89,6 +89,45 @@ def shrunk_sets(source: str, limit: int) -> dict[str, Any]:
     return sets
 
 
+def shrunk_input_shapes(source: str, sets: dict[str, Any], limit: int) -> dict[int, tuple[int, ...]]:
+    """``--input-shape`` resizes for ``get_inputs()`` entries whose sizes are written there as literals.
+
+    ``torch.rand(batch_size, 3, 224, 224)`` keeps ``batch_size`` (already shrunk by ``sets``) and brings
+    the literal 224s under ``limit``; an entry whose sizes are not all computable is left alone.
+    """
+    from leir.frontend.loading import _factory_call  # the same call ``--input-shape`` rewrites
+
+    tree = ast.parse(source)
+    func = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
+    returned = next((n.value for n in ast.walk(func) if isinstance(n, ast.Return)), None) if func else None
+    if not isinstance(returned, ast.List | ast.Tuple):
+        return {}
+    env = {**module_constants(source), **sets}
+    assigned = {t.id: n.value for n in ast.walk(func) if isinstance(n, ast.Assign)
+                for t in n.targets if isinstance(t, ast.Name)}
+    shapes: dict[int, tuple[int, ...]] = {}
+    for index, entry in enumerate(returned.elts):
+        if isinstance(entry, ast.Name) and entry.id in assigned:
+            entry = assigned[entry.id]
+        call = _factory_call(entry)
+        if call is None:
+            continue
+        sized = next((kw.value for kw in call.keywords if kw.arg == "size"), None)
+        sized = sized or next((a for a in call.args if isinstance(a, ast.Tuple | ast.List)), None)
+        nodes = sized.elts if sized is not None else call.args
+        if not any(isinstance(n, ast.Constant) and isinstance(n.value, int) and n.value >= MIN_SHRINK
+                   for n in nodes):
+            continue
+        try:
+            sizes = [eval(compile(ast.Expression(n), "<size>", "eval"),  # noqa: S307
+                          {"__builtins__": {}}, dict(env)) for n in nodes]
+        except Exception:  # noqa: BLE001 - a size computed at run time is not ours to rewrite
+            continue
+        if all(isinstance(v, int) for v in sizes):
+            shapes[index] = tuple(shrink_int(v, limit) for v in sizes)
+    return shapes
+
+
 def _family(error_class: str, message: str) -> str:
     """A failure's family: the operator for unsupported operators, else the class + first words."""
     match = re.search(r"unsupported operator (\S+)", message)
@@ -106,10 +145,13 @@ def run_one(path: Path, limit: int, timeout: float) -> dict[str, Any]:
     from verifier.reference import TorchSourceReference
     from verifier.verify import verify
 
-    sets = shrunk_sets(path.read_text(encoding="utf-8"), limit)
-    row: dict[str, Any] = {"sets": sets, "limit": limit, "translated": False, "verified": False}
+    source = path.read_text(encoding="utf-8")
+    sets = shrunk_sets(source, limit)
+    shapes = shrunk_input_shapes(source, sets, limit)
+    row: dict[str, Any] = {"sets": sets, "input_shapes": shapes, "limit": limit, "translated": False,
+                           "verified": False}
     try:
-        translation = translate_file(path, sets=sets)
+        translation = translate_file(path, sets=sets, input_shapes=shapes)
     except LeirError as exc:
         row.update(outcome="translate_error", error_class=type(exc).__name__, error=str(exc))
         return row
@@ -117,7 +159,7 @@ def run_one(path: Path, limit: int, timeout: float) -> dict[str, Any]:
         row.update(outcome="translate_crash", error_class=type(exc).__name__, error=str(exc))
         return row
     row["translated"] = True
-    reference = TorchSourceReference(path, sets, source_dtype(translation.program))
+    reference = TorchSourceReference(path, sets, source_dtype(translation.program), shapes)
     result = verify(translation.program, reference=reference, params=translation.values, cache=False,
                     timeout=timeout)
     row["outcome"] = result.outcome.value
@@ -215,7 +257,9 @@ def serve() -> int:
 
 
 def _line(row: dict[str, Any]) -> str:
-    sets = " ".join(f"{k}={v}" for k, v in row.get("sets", {}).items()) or "(as written)"
+    shapes = row.get("input_shapes") or {}
+    sets = " ".join([*(f"{k}={v}" for k, v in row.get("sets", {}).items()),
+                     *(f"input{k}={v}" for k, v in shapes.items())]) or "(as written)"
     text = (f"{row['level']}/{row['file']}: translated={'yes' if row['translated'] else 'no'} "
             f"verified={'yes' if row['verified'] else 'no'} outcome={row.get('outcome')} "
             f"[{sets}] {row.get('seconds', 0)}s")
