@@ -62,8 +62,9 @@ def module_constants(source: str) -> dict[str, Any]:
     """
     env: dict[str, Any] = {}
     for node in ast.parse(source).body:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if not names or len(names) != len(targets):  # ``height = width = 128`` binds both
             continue
         try:
             value = eval(compile(ast.Expression(node.value), "<const>", "eval"),  # noqa: S307
@@ -74,7 +75,7 @@ def module_constants(source: str) -> dict[str, Any]:
             continue
         if isinstance(value, int) or (isinstance(value, tuple) and value
                                       and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
-            env[node.targets[0].id] = value
+            env.update(dict.fromkeys(names, value))
     return env
 
 
