@@ -31,6 +31,7 @@ import json
 import queue
 import re
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -331,6 +332,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"not a folder: {folder}")
     files = [p for folder in args.dirs for p in sorted(folder.glob("*.py"), key=_sort_key)
              if args.match in p.name]
+    # ``timeout`` (or a user) ending the sweep must not leave the worker children running
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rows: list[dict[str, Any]] = []
     workers = [_Worker() for _ in range(args.jobs)]
     free: queue.Queue[_Worker] = queue.Queue()
