@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import queue
 import re
 import select
@@ -50,6 +51,8 @@ LIMITS = {32: 64, 16: 17, 8: 9}
 MIN_SHRINK = LIMITS[32]
 #: Share of ``--timeout`` a first attempt may use, so a retry at a smaller size still has time.
 FIRST_SHARE = 0.4
+#: Longest a worker child may take to start and warm up before its first file.
+WARM_UP_S = 600.0
 
 
 def shrink_int(value: int, limit: int) -> int:
@@ -206,15 +209,28 @@ class _Worker:
             self.proc = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                          cwd=ROOT)
+            # a cold start (imports, the verifier's sandbox pool, a first TVM build) takes a minute or
+            # more on a loaded machine; it is not the file's time
+            ready = self._read_line(WARM_UP_S)
+            if not (ready or {}).get("ready"):
+                self.close()
+                return ready
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(json.dumps({"path": str(path), "limit": limit, "timeout": seconds}) + "\n")
         self.proc.stdin.flush()
+        answer = self._read_line(seconds)
+        if answer is None:
+            self.close()
+        return answer
+
+    def _read_line(self, seconds: float) -> dict[str, Any] | None:
+        """The child's next JSON line within ``seconds`` (``None`` past it; a crash row if it died)."""
+        assert self.proc is not None and self.proc.stdout is not None
         deadline = time.monotonic() + seconds
         while True:
             left = deadline - time.monotonic()
             ready = select.select([self.proc.stdout], [], [], max(left, 0))[0] if left > 0 else []
             if not ready:
-                self.close()
                 return None
             line = self.proc.stdout.readline()
             if not line:  # the child died (a crash of the frontend or of TVM)
@@ -261,8 +277,44 @@ def run_file(path: Path, timeout: float, worker: _Worker) -> dict[str, Any]:
     return row
 
 
+_WARM_UP_SOURCE = """import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+
+
+def get_inputs():
+    return [torch.rand(2, 3)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def _warm_up() -> None:
+    """Start the verifier's sandbox pool and verify one tiny module of ours against PyTorch, so the
+    sandbox worker has torch and the reference loader imported before the first file is timed."""
+    import tempfile
+
+    from leir.frontend import translate_file
+    from verifier.reference import TorchSourceReference
+    from verifier.verify import verify
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "warm_up.py"
+        path.write_text(_WARM_UP_SOURCE, encoding="utf-8")
+        translation = translate_file(path)
+        verify(translation.program, reference=TorchSourceReference(path), params=translation.values,
+               cache=False)
+
+
 def serve() -> int:
-    """``--serve``: answer ``{"path", "limit", "timeout"}`` request lines with one JSON row each."""
+    """``--serve``: warm up, say so, then answer ``{"path", "limit", "timeout"}`` lines, a JSON row each."""
+    _warm_up()
+    print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
         try:
@@ -332,10 +384,16 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"not a folder: {folder}")
     files = [p for folder in args.dirs for p in sorted(folder.glob("*.py"), key=_sort_key)
              if args.match in p.name]
-    # ``timeout`` (or a user) ending the sweep must not leave the worker children running
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     rows: list[dict[str, Any]] = []
     workers = [_Worker() for _ in range(args.jobs)]
+
+    def stop(*_: Any) -> None:
+        """``timeout`` (or a user) ending the sweep must not leave the worker children running."""
+        for worker in workers:
+            worker.close()
+        os._exit(143)
+
+    signal.signal(signal.SIGTERM, stop)
     free: queue.Queue[_Worker] = queue.Queue()
     for worker in workers:
         free.put(worker)
