@@ -203,18 +203,28 @@ class _Worker:
     def __init__(self) -> None:
         self.proc: subprocess.Popen | None = None
 
+    def start(self) -> dict[str, Any] | None:
+        """Start and warm up the child unless it runs; the failure row when it did not come up.
+
+        A cold start (imports, the verifier's sandbox pool, a first TVM build) takes a minute or more on
+        a loaded machine; it is not the file's time.
+        """
+        if self.proc is not None and self.proc.poll() is None:
+            return None
+        self.proc = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+        ready = self._read_line(WARM_UP_S)
+        if (ready or {}).get("ready"):
+            return None
+        self.close()
+        return ready or {"translated": False, "verified": False, "outcome": "crash",
+                         "error_class": "WorkerStart", "error": f"no worker within {WARM_UP_S:.0f} s"}
+
     def ask(self, path: Path, limit: int, seconds: float) -> dict[str, Any] | None:
         """The child's row for ``path`` at ``limit``, or ``None`` when it gave none within ``seconds``."""
-        if self.proc is None or self.proc.poll() is not None:
-            self.proc = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                         cwd=ROOT)
-            # a cold start (imports, the verifier's sandbox pool, a first TVM build) takes a minute or
-            # more on a loaded machine; it is not the file's time
-            ready = self._read_line(WARM_UP_S)
-            if not (ready or {}).get("ready"):
-                self.close()
-                return ready
+        failed = self.start()
+        if failed is not None or self.proc is None:
+            return failed
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(json.dumps({"path": str(path), "limit": limit, "timeout": seconds}) + "\n")
         self.proc.stdin.flush()
@@ -258,8 +268,9 @@ def run_file(path: Path, timeout: float, worker: _Worker) -> dict[str, Any]:
             break
         if number < len(LIMITS) - 1:
             left = min(left, max(FIRST_SHARE * timeout, 10))
+        failed = worker.start()  # a cold worker warms up first, outside the file's time
         start = time.monotonic()
-        answer = worker.ask(path, limit, left)
+        answer = failed if failed is not None else worker.ask(path, limit, left)
         row = {"sets": shrunk_sets(path.read_text(encoding="utf-8"), limit), "limit": limit,
                "translated": False, "verified": False, "outcome": "timeout", "error_class": "Timeout",
                "error": f"no result within {int(left)} s"} if answer is None else answer
