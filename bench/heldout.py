@@ -151,7 +151,7 @@ def _family(error_class: str, message: str) -> str:
     """A failure's family: the operator for unsupported operators, else the class + first words."""
     match = re.search(r"unsupported operator (\S+)", message)
     if match:
-        return f"{error_class}: {match.group(1)}"
+        return f"{error_class}: {match.group(1).rstrip(':,.')}"
     words = re.sub(r"\S*[/\\]\S*|\d+(\.\d+)?(e-?\d+)?", "#", message).split()[:6]
     return f"{error_class}: {' '.join(words)}"
 
