@@ -8,7 +8,8 @@ Each ``DIR`` is one level (its name labels the totals). For every ``*.py`` file 
 1. shrinks the problem so a CPU can run it: every module-level int constant >= 64 (and every such
    entry of a module-level int tuple, and every such literal size inside ``get_inputs()``, through
    ``--input-shape``) is halved while it stays even and above the attempt's limit (32; retries 16
-   and 8, which also shrink sizes above the limit),
+   and 8, which also shrink sizes above the limit; a last retry divides every size >= 8 by one power
+   of two, keeping relations between sizes),
    which keeps the power-of-two divisibility models rely on (channels by groups, heads by dims);
    an odd size still above the limit becomes ``limit - 1``. The overrides go through the same
    ``--set`` machinery as ``steptp translate``/``steptp verify`` (``leir.frontend.loading``);
@@ -47,7 +48,12 @@ sys.path.insert(0, str(ROOT))
 #: Attempts in order: limit -> the smallest size that is shrunk. The first keeps every size under 64 as
 #: written (kernel sizes, small channel counts); a retry also brings mid sizes down (a 3-D transposed
 #: convolution of 16x32x32 is already too heavy at 32 channels).
-LIMITS = {32: 64, 16: 17, 8: 9}
+#: The last attempt, ``UNIFORM``, divides every size >= UNIFORM_FLOOR by one power of two instead of
+#: clamping each: it keeps the relations between sizes a model relies on (a LayerNorm over
+#: ``out_channels`` applied to a last dimension that a stride-2 transposed convolution makes equal to it).
+UNIFORM = 0
+UNIFORM_FLOOR = 8
+LIMITS = {32: 64, 16: 17, 8: 9, UNIFORM: UNIFORM_FLOOR}
 MIN_SHRINK = LIMITS[32]
 #: Share of ``--timeout`` a first attempt may use, so a retry at a smaller size still has time.
 FIRST_SHARE = 0.4
@@ -55,10 +61,15 @@ FIRST_SHARE = 0.4
 WARM_UP_S = 600.0
 
 
-def shrink_int(value: int, limit: int) -> int:
-    """``value`` brought to at most ``limit`` by halving (keeps powers of two); odd leftovers -> limit-1."""
+def shrink_int(value: int, limit: int, factor: int = 1) -> int:
+    """``value`` brought to at most ``limit`` by halving (keeps powers of two); odd leftovers -> limit-1.
+
+    For the ``UNIFORM`` attempt: ``value // factor`` (exact for the powers of two that sizes mostly are).
+    """
     if value < LIMITS.get(limit, MIN_SHRINK):
         return value
+    if limit == UNIFORM:
+        return max(value // factor, 1)
     while value > limit and value % 2 == 0:
         value //= 2
     return value if value <= limit else limit - 1
@@ -96,22 +107,34 @@ def module_constants(source: str) -> dict[str, Any]:
     return env
 
 
+def uniform_factor(source: str, target: int = 32) -> int:
+    """The power of two that brings the file's largest module-level size to at most ``target``."""
+    sizes = [v for value in module_constants(source).values()
+             for v in (value if isinstance(value, tuple) else (value,))]
+    biggest, factor = max(sizes, default=1), 1
+    while biggest // factor > target:
+        factor *= 2
+    return factor
+
+
 def shrunk_sets(source: str, limit: int) -> dict[str, Any]:
-    """The ``--set`` overrides that bring the file's large constants under ``limit``."""
+    """The ``--set`` overrides that bring the file's large constants under ``limit`` (or ``UNIFORM``)."""
+    factor = uniform_factor(source) if limit == UNIFORM else 1
     sets: dict[str, Any] = {}
     for name, value in module_constants(source).items():
-        new = (shrink_int(value, limit) if isinstance(value, int)
-               else tuple(shrink_int(v, limit) for v in value))
+        new = (shrink_int(value, limit, factor) if isinstance(value, int)
+               else tuple(shrink_int(v, limit, factor) for v in value))
         if new != value:
             sets[name] = new
     return sets
 
 
-def shrunk_input_shapes(source: str, sets: dict[str, Any], limit: int) -> dict[int, tuple[int, ...]]:
+def shrunk_input_shapes(source: str, limit: int) -> dict[int, tuple[int, ...]]:
     """``--input-shape`` resizes for ``get_inputs()`` entries whose sizes are written there as literals.
 
-    ``torch.rand(batch_size, 3, 224, 224)`` keeps ``batch_size`` (already shrunk by ``sets``) and brings
-    the literal 224s under ``limit``; an entry whose sizes are not all computable is left alone.
+    ``torch.rand(batch_size, 3, 224, 224)``: every size is computed from the file's own constants and
+    shrunk as ``shrunk_sets`` shrinks them (so ``batch_size`` agrees with its ``--set``) and the literal
+    224s come down too; an entry whose sizes are not all computable is left alone.
     """
     from leir.frontend.loading import _factory_call  # the same call ``--input-shape`` rewrites
 
@@ -120,7 +143,8 @@ def shrunk_input_shapes(source: str, sets: dict[str, Any], limit: int) -> dict[i
     returned = next((n.value for n in ast.walk(func) if isinstance(n, ast.Return)), None) if func else None
     if not isinstance(returned, ast.List | ast.Tuple):
         return {}
-    env = {**module_constants(source), **sets}
+    env = module_constants(source)
+    factor = uniform_factor(source) if limit == UNIFORM else 1
     assigned = {t.id: n.value for n in ast.walk(func) if isinstance(n, ast.Assign)
                 for t in n.targets if isinstance(t, ast.Name)}
     shapes: dict[int, tuple[int, ...]] = {}
@@ -143,7 +167,7 @@ def shrunk_input_shapes(source: str, sets: dict[str, Any], limit: int) -> dict[i
         except Exception:  # noqa: BLE001 - a size computed at run time is not ours to rewrite
             continue
         if all(isinstance(v, int) for v in sizes):
-            shapes[index] = tuple(shrink_int(v, limit) for v in sizes)
+            shapes[index] = tuple(shrink_int(v, limit, factor) for v in sizes)
     return shapes
 
 
@@ -166,7 +190,7 @@ def run_one(path: Path, limit: int, timeout: float) -> dict[str, Any]:
 
     source = path.read_text(encoding="utf-8")
     sets = shrunk_sets(source, limit)
-    shapes = shrunk_input_shapes(source, sets, limit)
+    shapes = shrunk_input_shapes(source, limit)
     row: dict[str, Any] = {"sets": sets, "input_shapes": shapes, "limit": limit, "translated": False,
                            "verified": False}
     try:

@@ -79,8 +79,16 @@ def test_retries_also_shrink_mid_sizes():
 
 
 def test_literal_sizes_inside_get_inputs_become_an_input_shape():
-    sets = heldout.shrunk_sets(SOURCE, 32)
-    assert heldout.shrunk_input_shapes(SOURCE, sets, 32) == {0: (32, 32, 28, 24)}
+    assert heldout.shrunk_input_shapes(SOURCE, 32) == {0: (32, 32, 28, 24)}
+
+
+def test_uniform_retry_divides_every_size_by_one_factor():
+    # 4095 is the largest size: factor 128 brings it to 31; ratios between sizes survive
+    assert heldout.uniform_factor(SOURCE) == 128
+    sets = heldout.shrunk_sets(SOURCE, heldout.UNIFORM)
+    assert (sets["batch_size"], sets["channels"], sets["height"], sets["width"]) == (16, 2, 1, 1)
+    assert "kernel_size" not in sets and sets["groups"] == 1  # 8 // 128, kept at least 1
+    assert heldout.shrunk_input_shapes(SOURCE, heldout.UNIFORM) == {0: (16, 2, 1, 1)}
 
 
 def test_failures_group_by_operator_or_message_words():
