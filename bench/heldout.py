@@ -368,6 +368,9 @@ def _line(row: dict[str, Any]) -> str:
     text = (f"{row['level']}/{row['file']}: translated={'yes' if row['translated'] else 'no'} "
             f"verified={'yes' if row['verified'] else 'no'} outcome={row.get('outcome')} "
             f"[{sets}] {row.get('seconds', 0)}s")
+    if len(row.get("attempts", [])) > 1:  # a pass after a failed size is shown, not hidden
+        text += " attempts: " + ", ".join(f"{'uniform' if a['limit'] == UNIFORM else a['limit']}:"
+                                          f"{a['outcome']}" for a in row["attempts"])
     if not row["verified"]:
         message = (row.get("error") or "").replace("\n", " ")
         text += f"\n    {row.get('error_class')}: {message[:300]}"
