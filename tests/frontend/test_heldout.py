@@ -1,0 +1,106 @@
+"""bench/heldout.py: the size shrinking a held-out sweep relies on, and one file through the real path.
+
+The modules here are ours (tiny KernelBench-style files written in the test), never public problem files.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_heldout():
+    spec = importlib.util.spec_from_file_location("heldout_bench", ROOT / "bench" / "heldout.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+heldout = _load_heldout()
+
+SOURCE = '''import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, channels, groups):
+        super().__init__()
+        self.norm = nn.GroupNorm(groups, channels)
+
+    def forward(self, x):
+        return torch.relu(self.norm(x))
+
+
+batch_size = 1024 * 2
+channels = 256
+groups = 8
+depth, height, width = 16, 48, 96
+odd = 4095
+shape = (channels, 1, 1)
+kernel_size = 3
+flag = True
+
+
+def get_inputs():
+    return [torch.rand(batch_size, channels, 224, width)]
+
+
+def get_init_inputs():
+    return [channels, groups]
+'''
+
+
+def test_constants_follow_the_files_own_arithmetic_and_every_binding_form():
+    constants = heldout.module_constants(SOURCE)
+    assert constants["batch_size"] == 2048
+    assert (constants["depth"], constants["height"], constants["width"]) == (16, 48, 96)
+    assert constants["shape"] == (256, 1, 1)
+    assert "flag" not in constants  # a bool is not a size
+
+
+def test_first_attempt_shrinks_only_large_sizes_and_keeps_powers_of_two():
+    sets = heldout.shrunk_sets(SOURCE, 32)
+    assert sets["batch_size"] == 32 and sets["channels"] == 32 and sets["shape"] == (32, 1, 1)
+    assert sets["width"] == 24  # 96 = 3 * 32: halved while even and above the limit
+    assert sets["odd"] == 31  # odd and still too large: limit - 1
+    for kept in ("groups", "depth", "height", "kernel_size"):  # under 64: as written
+        assert kept not in sets
+    assert sets["channels"] % 8 == 0  # GroupNorm's divisibility survives
+
+
+def test_retries_also_shrink_mid_sizes():
+    sets = heldout.shrunk_sets(SOURCE, 8)
+    assert (sets["depth"], sets["height"], sets["channels"]) == (8, 6, 8)
+    assert "kernel_size" not in sets
+
+
+def test_literal_sizes_inside_get_inputs_become_an_input_shape():
+    assert heldout.shrunk_input_shapes(SOURCE, 32) == {0: (32, 32, 28, 24)}
+
+
+def test_uniform_retry_divides_every_size_by_one_factor():
+    # 4095 is the largest size: factor 128 brings it to 31; ratios between sizes survive
+    assert heldout.uniform_factor(SOURCE) == 128
+    sets = heldout.shrunk_sets(SOURCE, heldout.UNIFORM)
+    assert (sets["batch_size"], sets["channels"], sets["height"], sets["width"]) == (16, 2, 1, 1)
+    assert "kernel_size" not in sets and sets["groups"] == 1  # 8 // 128, kept at least 1
+    assert heldout.shrunk_input_shapes(SOURCE, heldout.UNIFORM) == {0: (16, 2, 1, 1)}
+
+
+def test_failures_group_by_operator_or_message_words():
+    family = heldout._family("UnsupportedOperatorError", "m.py:3: unsupported operator lgamma: no closed form")
+    assert family == "UnsupportedOperatorError: lgamma"
+    assert heldout._family("fail", "max_abs_error=0.5 at /tmp/x.py") == "fail: max_abs_error=# at #"
+
+
+def test_one_file_translates_and_verifies_against_pytorch(tmp_path):
+    path = tmp_path / "group_norm_relu.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    row = heldout.run_one(path, 16, timeout=300)
+    assert row["translated"] and row["verified"], row
+    assert row["outcome"] == "pass"
+    assert row["input_shapes"] == {0: (16, 16, 14, 12)}
