@@ -1,6 +1,6 @@
 """Online softmax → flash attention on causal self-attention and grouped-query attention: time and passes.
 
-Usage: ``python bench/math.py [--dtype f32|f64] [--repeats N]``.
+Usage: ``python bench/math_streaming.py [--dtype f32|f64] [--repeats N]``.
 
 For each workload (``level1/sdpa_causal``, ``level2/gqa_sdpa_causal``) the source program goes through
 ``online_softmax`` (#42) and then either ``flashattention_wo_tiling`` (#43, unnormalised running output,
@@ -13,16 +13,11 @@ number of top-level loop nests that read the score tensor (the streamed value of
 
 from __future__ import annotations
 
-import os
+import argparse
 import sys
+from pathlib import Path
 
-# This file is named like the standard library's ``math``: drop its folder from the path before anything
-# imports ``math``, and put the repository there instead.
-_HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:] = [os.path.dirname(_HERE)] + [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
-
-import argparse  # noqa: E402
-from pathlib import Path  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leir.ast import tensor_refs  # noqa: E402
 from leir.frontend import translate_file  # noqa: E402
