@@ -51,6 +51,7 @@ from leir.ast import (
     Program,
     TensorRef,
     Var,
+    expr_children,
     walk_expr,
 )
 from leir.errors import LeirCheckError
@@ -97,6 +98,7 @@ CODES: dict[str, str] = {
     "zero-divisor": "an index divided (// or %) by a value that can be zero",
     "float-modulo": "% computed in a floating-point type (not defined; use integer operands)",
     "bf16-floordiv": "// computed in bf16 (TVM's bfloat16 legalisation cannot build it; compute it in f32)",
+    "u64-divisor": "// or % in u64 by a divisor that subtracts with a loop variable (TVM divides it wrongly)",
     "literal-out-of-range": "a literal that does not fit the type it is computed in",
     "int-power": "** computed in an integer type without a literal exponent 0..8",
     "unproven-bounds": "an index the analysis can neither prove in bounds nor show out of bounds (warning)",
@@ -165,6 +167,21 @@ def _fragment(node) -> str:
         return text if len(text) <= _FRAGMENT_LIMIT else text[: _FRAGMENT_LIMIT - 1] + "…"
     except Exception:  # noqa: BLE001 - a malformed hand-built node must not hide the diagnostic
         return repr(node)
+
+
+def _value_nodes(node):
+    """``node`` and every sub-expression of its value, not descending into tensor subscripts."""
+    yield node
+    if type(node) is not TensorRef:
+        for child in expr_children(node):
+            yield from _value_nodes(child)
+
+
+def _subtracts_a_loop_variable(divisor) -> bool:
+    """True when a subtraction (or negation) in ``divisor``'s value has a loop variable below it."""
+    return any(((type(node) is BinOp and node.op == "-") or type(node) is Neg)
+               and any(type(inner) is Var for inner in _value_nodes(node))
+               for node in _value_nodes(divisor))
 
 
 def _strip(node):
@@ -410,6 +427,14 @@ class _Checker:
                     "bf16-floordiv",
                     "// is computed in bf16 here, which TVM cannot build (its bfloat16 legalisation "
                     "fails on a floor division); compute it in an f32 statement",
+                    expr,
+                )
+            if expr.op in ("//", "%") and dtype == "u64" and _subtracts_a_loop_variable(expr.right):
+                self.error(
+                    "u64-divisor",
+                    f"{expr.op} is computed in u64 here by a divisor that subtracts with a loop variable, "
+                    "which TVM's 64-bit unsigned division gets wrong; compute the divisor into a tensor "
+                    "first, or use i64",
                     expr,
                 )
             if expr.op == "**" and not is_float and dtype != "index":

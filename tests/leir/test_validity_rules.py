@@ -202,6 +202,22 @@ def test_floor_division_in_bf16_is_refused_with_its_position(dtype):
             assert found[0].line == 4 and found[0].column is not None and "f32" in found[0].message
 
 
+@pytest.mark.parametrize("dtype", ["u64", "u32", "i64"])
+def test_u64_division_by_a_loop_variable_subtraction_is_refused_with_its_position(dtype):
+    """TVM divides such a u64 divisor wrongly (issue 7): refused at the operator; tensor, literal and sum
+    divisors, and every other dtype, keep ``//`` and ``%``."""
+    header = f"input A: {dtype}[8]\noutput C: {dtype}[8]"
+    a = f"A^{{{dtype},g}}_{{i}}"
+    for divisor, refused in (("(i-3)", True), ("(3-i)", True), ("(-i+9)", True), ("(i+1)", False),
+                             (a, False), ("(" + a + "-1)", False), ("2", False)):
+        for op in ("//", "%"):
+            body = f"L^{{8}}_{{i=0}}[C^{{{dtype},g}}_{{i}}={a}{op}{divisor};];"
+            found = [d for d in check(prog(header, body)).errors if d.code == "u64-divisor"]
+            assert len(found) == (refused and dtype == "u64"), (divisor, op)
+            if found:
+                assert found[0].line == 4 and found[0].column is not None and "i64" in found[0].message
+
+
 @pytest.mark.parametrize("dtype", ["i32", "u64", "f32"])
 def test_integer_powers_need_a_small_literal_exponent(dtype):
     header = f"input A: {dtype}[4]\noutput C: {dtype}[4]"
@@ -245,7 +261,7 @@ def test_long_flat_sums_are_within_the_limits_and_pickle_like_any_program():
 
 def test_every_new_code_is_documented():
     for code in ("reserved-name", "zero-divisor", "float-modulo", "literal-out-of-range", "int-power",
-                 "unproven-bounds", "too-deep", "bf16-floordiv"):
+                 "unproven-bounds", "too-deep", "bf16-floordiv", "u64-divisor"):
         assert code in CODES
 
 
