@@ -61,12 +61,30 @@ def latest_verification(step: Step) -> Verification | None:
             .order_by("-created_at", "-id").first())
 
 
+def next_seed(step: Step, target: str) -> int:
+    """The input seed a re-run uses: 0 for a state never verified on ``target``, else one past the highest.
+
+    Verifications are idempotent per state + target + seed + toolchain, so asking again with a seed already
+    used would only read the stored outcome back; a fresh seed builds, runs and times the kernel again, on
+    other seeded inputs.
+    """
+    from django.db.models import Max
+
+    from verifier.cache import toolchain_versions
+
+    highest = Verification.objects.filter(
+        state=step.after_id, parent=step.before_id, target=target,
+        toolchain=toolchain_of(toolchain_versions())).aggregate(Max("seed"))["seed__max"]
+    return 0 if highest is None else highest + 1
+
+
 def request_verification(user, step: Step, *, enqueue, target: str = "llvm") -> Step:
     """A reviewer asks for (re-)verification: the status becomes ``queued`` and the task is sent on commit.
 
-    Approval stays disabled until the worker records an accepted outcome (``reviews.verified_for_approval``).
-    ``enqueue`` is ``curation.tasks.enqueue_verification`` in production, passed in so this module does not
-    import Celery.
+    A state already verified is verified again on the next seed (``next_seed``): new inputs, a new build and
+    timing, a new stored outcome. Approval stays disabled until the worker records an accepted outcome
+    (``reviews.verified_for_approval``). ``enqueue`` is ``curation.tasks.enqueue_verification`` in
+    production, passed in so this module does not import Celery.
     """
     from curation.services.audit import record_change
     from curation.services.roles import Role, require
@@ -79,5 +97,6 @@ def request_verification(user, step: Step, *, enqueue, target: str = "llvm") -> 
         Step.objects.filter(pk=step.pk).update(verification_status=VerificationStatus.QUEUED)
         step.verification_status = VerificationStatus.QUEUED
         record_change(step, user, "verification_status", old, step.verification_status)
-        transaction.on_commit(lambda: enqueue(step, target=target))
+        seed = next_seed(step, target)
+        transaction.on_commit(lambda: enqueue(step, target=target, seed=seed))
     return step

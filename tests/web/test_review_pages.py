@@ -293,3 +293,21 @@ def test_the_page_routes_leave_the_api_route_names_to_the_api(step):
     for name in ("step-review", "step-verify", "step-history", "step-detail"):
         assert reverse(name, args=[step.pk]).startswith("/api/steps/")
     assert reverse("review-decide", args=[step.pk]) == f"/steps/{step.pk}/review/"
+
+
+def test_rerun_verifies_again_on_the_next_seed_instead_of_reading_the_stored_outcome(
+        step, ann, django_capture_on_commit_callbacks):
+    from curation.models import Verification
+    from curation.services import verification
+
+    def run_now(queued, *, target, seed):  # the task's body, in this process
+        verification.verify_step(queued.pk, target=target, seed=seed)
+
+    for _ in range(2):
+        with django_capture_on_commit_callbacks(execute=True):
+            verification.request_verification(ann.account, step, enqueue=run_now)
+    seeds = sorted(Verification.objects.filter(state=step.after, parent=step.before)
+                   .values_list("seed", flat=True))
+    assert seeds == [0, 1]
+    step.refresh_from_db()
+    assert step.verification_status in (VerificationStatus.EQUAL_PASS, VerificationStatus.PASS)
