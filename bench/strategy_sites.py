@@ -26,18 +26,9 @@ from leir.strategies import all_strategies, apply_strategy, candidates  # noqa: 
 
 
 def builtin_programs(dtype: str, keep_dead: bool):
-    from leir.frontend import translate_file
+    from workloads.registry import source_programs
 
-    root = Path(__file__).resolve().parents[1] / "workloads"
-    for level in ("level1", "level2"):
-        for path in sorted((root / level).glob("*.py")):
-            if path.name.startswith("_"):
-                continue
-            try:
-                yield f"{level}/{path.stem}", translate_file(path, dtype=dtype,
-                                                             keep_dead_blocks=keep_dead).program
-            except Exception as exc:  # noqa: BLE001 - a workload the frontend refuses is reported
-                print(f"skip {level}/{path.stem}: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return source_programs(dtype, keep_dead_blocks=keep_dead)
 
 
 def count(programs, strategies, apply_n: int) -> tuple[Counter, Counter, list[str]]:

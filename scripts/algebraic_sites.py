@@ -32,16 +32,9 @@ NAMES = ("factorization", "expand_factorization", "cancellation", "expand_cancel
 
 
 def suite(dtype: str) -> list[tuple[str, Program]]:
-    from leir.frontend import translate_file
-    from workloads.registry import list_workloads
+    from workloads.registry import source_programs
 
-    out = []
-    for info in list_workloads():
-        try:
-            out.append((info.id, translate_file(info.path, dtype=dtype).program))
-        except Exception as exc:  # noqa: BLE001 - a workload the frontend refuses is reported, not fatal
-            print(f"skip {info.id}: {type(exc).__name__}: {exc}", file=sys.stderr)
-    return out
+    return source_programs(dtype)
 
 
 def children(program: Program) -> list[Program]:

@@ -27,8 +27,7 @@ def main() -> int:
     parser.add_argument("--strategy", action="append", required=True, help="strategy to count (repeatable)")
     parser.add_argument("--workload", action="append", help="only these workload ids (repeatable)")
     args = parser.parse_args()
-    from leir.frontend import translate_file
-    from workloads.registry import list_workloads
+    from workloads.registry import source_programs
 
     counted = [get_strategy(n) for n in args.strategy]
     source_sites: Counter[str] = Counter()
@@ -36,14 +35,7 @@ def main() -> int:
     programs: Counter[str] = Counter()
     states = 0
     start = time.time()
-    for info in list_workloads():
-        if args.workload and info.id not in args.workload:
-            continue
-        try:
-            source = translate_file(info.path, dtype="f32").program
-        except Exception as exc:  # noqa: BLE001 - a workload the frontend refuses is reported
-            print(f"skip {info.id}: {type(exc).__name__}: {exc}", file=sys.stderr)
-            continue
+    for workload_id, source in source_programs("f32", ids=args.workload):
         children = {}
         for strategy in all_strategies():
             try:
@@ -51,7 +43,7 @@ def main() -> int:
                     child = apply_strategy(source, strategy, 0).after
                     children.setdefault(program_hash(child), child)
             except Exception as exc:  # noqa: BLE001 - a refusal or bug of one strategy is not fatal
-                print(f"{info.id}: {strategy.name} site 0: {type(exc).__name__}: {exc}"[:200],
+                print(f"{workload_id}: {strategy.name} site 0: {type(exc).__name__}: {exc}"[:200],
                       file=sys.stderr)
         children.pop(program_hash(source), None)
         states += 1 + len(children)

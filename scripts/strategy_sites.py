@@ -24,16 +24,9 @@ from leir.strategies import all_strategies, apply_strategy  # noqa: E402
 
 
 def suite_programs() -> list[tuple[str, Program]]:
-    from leir.frontend import translate_file
-    from workloads.registry import list_workloads
+    from workloads.registry import source_programs
 
-    out = []
-    for info in list_workloads():
-        try:
-            out.append((info.id, translate_file(info.path, dtype="f32").program))
-        except Exception as exc:  # a workload the frontend cannot translate is reported, not fatal
-            print(f"skip {info.id}: {type(exc).__name__}: {exc}", file=sys.stderr)
-    return out
+    return source_programs("f32")
 
 
 def corpus_programs() -> list[tuple[str, Program]]:

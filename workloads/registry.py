@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -224,6 +225,27 @@ def list_workloads(level: int | None = None, *, root: Path | None = None) -> lis
         raise WorkloadError(f"unknown level {level}; levels are {LEVELS}")
     infos = _scan((root or ROOT).resolve())
     return [info for info in infos if level is None or info.level == level]
+
+
+def source_programs(dtype: str = "f32", *, keep_dead_blocks: bool = False,
+                    ids: list[str] | None = None) -> list[tuple[str, Any]]:
+    """``(id, program)`` for every workload the frontend translates, in registry order.
+
+    What the site-counting scripts and benches iterate over. A workload the frontend refuses is reported
+    on stderr and left out, so one refusal does not hide every other count.
+    """
+    from leir.frontend import translate_file
+
+    out = []
+    for info in list_workloads():
+        if ids is not None and info.id not in ids:
+            continue
+        try:
+            out.append((info.id, translate_file(info.path, dtype=dtype,
+                                                keep_dead_blocks=keep_dead_blocks).program))
+        except Exception as exc:  # noqa: BLE001 - a refused workload is reported, not fatal
+            print(f"skip {info.id}: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return out
 
 
 def get_workload(workload_id: str, *, root: Path | None = None) -> WorkloadInfo:

@@ -186,3 +186,13 @@ def test_module_entry_point_lists_ids(capsys: pytest.CaptureFixture[str]) -> Non
     assert registry.main(["--level", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split("\t")[0] for line in lines] == [i.id for i in list_workloads(level=2)]
+
+
+def test_source_programs_translate_the_chosen_workloads_in_registry_order():
+    from leir.checker import check
+    from workloads.registry import source_programs
+
+    chosen = ["level1/softmax", "level1/gelu"]
+    programs = source_programs("f32", ids=chosen)
+    assert [wid for wid, _ in programs] == sorted(chosen, key=[w.id for w in list_workloads()].index)
+    assert all(check(program).ok for _, program in programs)
