@@ -77,6 +77,12 @@ class ProgramState(models.Model):
     def as_program_json(self) -> dict:
         return {"tensors": self.tensors, "leir": self.leir}
 
+    def as_program(self):
+        """The stored state parsed back into a ``leir.ast.Program`` (what pages, tasks and the tuner use)."""
+        from leir.program import program_from_json
+
+        return program_from_json(self.as_program_json())
+
 
 class Exactness(models.TextChoices):
     E = "E", "exact"

@@ -19,7 +19,6 @@ def leir_display(state: ProgramState) -> LeirDisplay:
     """The state's program in its canonical text, indented pretty form and typeset blocks."""
     from leir.latex import program_latex
     from leir.printer import pretty
-    from leir.program import program_from_json
 
-    program = program_from_json(state.as_program_json())
+    program = state.as_program()
     return LeirDisplay(state.leir, pretty(program), program_latex(program), list(state.tensors))

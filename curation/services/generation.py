@@ -48,7 +48,6 @@ def generate_for_workload(
     progress: Callable[[int, int], None] | None = None,
 ) -> StepImportReport:
     """Generate, verify and import the steps reachable within ``depth`` from the workload's source."""
-    from leir.program import program_from_json
     from leir.strategies.generation import GenerationConfig, Source, generate
     from leir.strategies.records import SourceInfo
 
@@ -58,7 +57,7 @@ def generate_for_workload(
         raise NothingToGenerate(
             f"{workload.name} has no source state: {workload.translation_error or 'none'}"
         )
-    program = program_from_json(state.as_program_json())
+    program = state.as_program()
     info = SourceInfo(
         f"{workload.name}@{workload.dtype}#0",
         workload.name,

@@ -157,7 +157,6 @@ def best_path_hashes(explored: list[dict[str, Any]], best_hash: str | None) -> s
 def run_trajectory(trajectory_pk: int, *, options: dict[str, Any] | None = None,
                    measure: dict[str, Any] | None = None) -> Trajectory:
     """Run one stored trajectory (``options`` go to the algorithm, ``measure`` to the ``Measurer``)."""
-    from leir.program import program_from_json
     from leir.strategies.generation import Source
     from leir.strategies.records import SourceInfo
     from tuner.measure import Measurer
@@ -174,7 +173,7 @@ def run_trajectory(trajectory_pk: int, *, options: dict[str, Any] | None = None,
         if state is None:
             why = workload.translation_error or "none"
             raise NothingToTune(f"{workload.name} has no source state: {why}")
-        program = program_from_json(state.as_program_json())
+        program = state.as_program()
         info = SourceInfo(f"{workload.name}@{workload.dtype}#0", workload.name, workload.level,
                           workload.dtype, 0, {}, state.program_hash)
         budget = Budget(**{k: v for k, v in trajectory.budget.items() if k in Budget.KEYS})

@@ -38,14 +38,13 @@ def existing_verification(step: Step, target: str, seed: int) -> Verification | 
 
 def verify_step(step_pk: int, *, target: str = "llvm", seed: int = 0) -> Verification:
     """Verify the step's current after-state against its before-state and record the outcome once."""
-    from leir.program import program_from_json
     from verifier.verify import verify
 
     step = Step.objects.select_related("before", "after").get(pk=step_pk)
     verification = existing_verification(step, target, seed)
     if verification is None:
-        after = program_from_json(step.after.as_program_json())
-        before = program_from_json(step.before.as_program_json())
+        after = step.after.as_program()
+        before = step.before.as_program()
         result = verify(after, parent=before, target=target, seed=seed)
         verification, _ = record_verification(step.after, result.to_json(), step=step, parent=step.before)
     with transaction.atomic():

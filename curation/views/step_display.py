@@ -12,17 +12,11 @@ from typing import Any
 from curation.models import Step, Verification
 
 
-def _program(state):
-    from leir.program import program_from_json
-
-    return program_from_json(state.as_program_json())
-
-
 def pretty_after(step: Step) -> str:
     """The after-state's body in the pretty form (what the editor starts from; it parses back the same)."""
     from leir.printer import pretty
 
-    return pretty(_program(step.after))
+    return pretty(step.after.as_program())
 
 
 def diff_rows(step: Step) -> list[dict[str, Any]]:
@@ -31,7 +25,7 @@ def diff_rows(step: Step) -> list[dict[str, Any]]:
     from leir.latex import program_latex
 
     site = step.site or {}
-    before, after = _program(step.before), _program(step.after)
+    before, after = step.before.as_program(), step.after.as_program()
     diff = diff_programs(before, after, site=site.get("path") or None, site_detail=site.get("detail"))
     before_math, after_math = program_latex(before), program_latex(after)
     blocks = []
