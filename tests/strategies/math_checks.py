@@ -1,4 +1,4 @@
-"""Checks the math-level strategy tests share: an almost-right rewrite, and the verifier rejecting it."""
+"""Checks the math-level strategy tests share: an almost-right rewrite the verifier rejects, determinism."""
 
 from __future__ import annotations
 
@@ -25,3 +25,17 @@ def assert_verifier_rejects(program: Program, parent: Program):
     result = verify(program, parent=parent, reference="parent", cache=False)
     assert result.outcome.value == "fail", (result.outcome, result.error, result.notes)
     return result
+
+
+def assert_same_steps_byte_for_byte(program: Program, strategy: str, steps: int = 3) -> None:
+    """Candidates, after-states and traces are the same for an equal program built independently."""
+    from leir.program import dump_program, load_program
+    from leir.strategies import apply_strategy, candidates
+
+    twin = load_program(dump_program(program))
+    first, again = candidates(program, strategy), candidates(twin, strategy)
+    assert first and first == again
+    for index in range(min(steps, len(first))):
+        one, two = apply_strategy(program, strategy, index), apply_strategy(twin, strategy, index)
+        assert dump_program(one.after) == dump_program(two.after)
+        assert one.trace.render() == two.trace.render()
