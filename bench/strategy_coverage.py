@@ -43,6 +43,22 @@ def read_applied(path: Path) -> dict[str, list[dict[str, Any]]]:
     return by_strategy
 
 
+def parse_numbers(text: str) -> set[int]:
+    """``1-23,41`` → {1, …, 23, 41}."""
+    numbers: set[int] = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        numbers.update(range(int(low), int(high or low) + 1))
+    return numbers
+
+
+def weighted_rate(rows: list[dict[str, Any]]) -> float:
+    """Estimated share of all generated steps that verify: each strategy's sampled acceptance rate,
+    weighted by how many steps it generated (the sample is stratified, so its raw rate is not that)."""
+    steps = sum(r["steps"] for r in rows if r["tried"])
+    return sum(r["steps"] * r["accepted"] / r["tried"] for r in rows if r["tried"]) / steps if steps else 0.0
+
+
 def spread_sample(records: list[dict[str, Any]], k: int, rng: random.Random) -> list[dict[str, Any]]:
     """Up to ``k`` records, round-robin over workloads (shuffled by ``rng``) so one workload can't fill it."""
     by_workload: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -78,9 +94,14 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also write the table as JSON here")
+    parser.add_argument("--numbers", help="only these catalogue numbers, e.g. 1-23 or 24-35,41")
     args = parser.parse_args()
 
     by_strategy = read_applied(args.steps)
+    if args.numbers:
+        wanted = parse_numbers(args.numbers)
+        by_strategy = {name: records for name, records in by_strategy.items()
+                       if records[0]["number"] in wanted}
     rng = random.Random(args.seed)
     samples = {name: spread_sample(records, args.per_strategy, rng)
                for name, records in sorted(by_strategy.items(), key=lambda kv: kv[1][0]["number"])}
@@ -113,6 +134,10 @@ def main() -> int:
     short = [r["strategy"] for r in rows if not r["meets_bar"]]
     print(f"\n{len(jobs)} verifications in {seconds:.0f} s; {len(rows) - len(short)}/{len(rows)} strategies "
           f"reach {BAR} accepted steps" + (f"; short: {', '.join(short)}" if short else ""))
+    tried = sum(r["tried"] for r in rows)
+    print(f"accepted in the sample: {sum(r['accepted'] for r in rows)}/{tried}; estimated share of the "
+          f"{sum(r['steps'] for r in rows)} generated steps that verify (per-strategy rates weighted by "
+          f"steps generated): {100 * weighted_rate(rows):.1f} %")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -3,10 +3,14 @@
     python scripts/strategy_sites.py --level memory              # suite (level1+level2, f32) and corpus
     python scripts/strategy_sites.py --level memory --no-corpus --build llvm --build cuda --per-program 3
                                                                  # also lower + build suite steps
+    python scripts/strategy_sites.py --level graph --keep-dead --no-apply
+                                                                 # suite translated keeping dead blocks
 
 For every candidate (with its first legal parameters) the step goes through ``apply_strategy`` — so the
 result passes the checker and its trace is grounded — and a raise anywhere is printed and counted. The
-table is what docs/strategies.md quotes per strategy.
+table is what docs/strategies.md quotes per strategy. With ``--keep-dead`` the suite is translated
+keeping blocks the model computes but never uses (the natural source of dead_code_elimination sites).
+Exits 1 when anything raised.
 """
 
 from __future__ import annotations
@@ -23,10 +27,10 @@ from leir.ast import Program  # noqa: E402
 from leir.strategies import all_strategies, apply_strategy  # noqa: E402
 
 
-def suite_programs() -> list[tuple[str, Program]]:
+def suite_programs(dtype: str = "f32", keep_dead: bool = False) -> list[tuple[str, Program]]:
     from workloads.registry import source_programs
 
-    return source_programs("f32")
+    return source_programs(dtype, keep_dead_blocks=keep_dead)
 
 
 def corpus_programs() -> list[tuple[str, Program]]:
@@ -43,7 +47,8 @@ def _spread(count: int, limit: int | None) -> list[int]:
 
 
 def scan(name: str, programs: list[tuple[str, Program]], strategies: list, *, apply: bool,
-         build: tuple[str, ...], per_program: int | None = None) -> None:
+         build: tuple[str, ...], per_program: int | None = None) -> int:
+    """Print the table; return how many candidates/applies/builds raised."""
     sites: Counter[str] = Counter()
     programs_with: Counter[str] = Counter()
     failures: Counter[str] = Counter()
@@ -88,6 +93,7 @@ def scan(name: str, programs: list[tuple[str, Program]], strategies: list, *, ap
     for strategy in strategies:
         n = strategy.name
         print(f"{strategy.number:>3} {n:<24} {sites[n]:>7} {programs_with[n]:>9} {failures[n]:>9}")
+    return sum(failures.values())
 
 
 def main() -> int:
@@ -99,14 +105,18 @@ def main() -> int:
     parser.add_argument("--per-program", type=int, help="apply at most N sites per program and strategy")
     parser.add_argument("--no-corpus", action="store_true")
     parser.add_argument("--no-suite", action="store_true")
+    parser.add_argument("--dtype", default="f32", help="translate the suite in this dtype")
+    parser.add_argument("--keep-dead", action="store_true", help="keep blocks the model never uses")
     args = parser.parse_args()
     strategies = [s for s in all_strategies(args.level) if not args.strategy or s.name in args.strategy]
+    raised = 0
     if not args.no_suite:
-        scan("built-in suite (f32)", suite_programs(), strategies, apply=not args.no_apply,
-             build=tuple(args.build), per_program=args.per_program)
+        label = f"built-in suite ({args.dtype}{', dead blocks kept' if args.keep_dead else ''})"
+        raised += scan(label, suite_programs(args.dtype, args.keep_dead), strategies,
+                       apply=not args.no_apply, build=tuple(args.build), per_program=args.per_program)
     if not args.no_corpus:
-        scan("corpus", corpus_programs(), strategies, apply=not args.no_apply, build=())
-    return 0
+        raised += scan("corpus", corpus_programs(), strategies, apply=not args.no_apply, build=())
+    return 1 if raised else 0
 
 
 if __name__ == "__main__":
