@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leir.ast import tensor_refs  # noqa: E402
 from leir.frontend import translate_file  # noqa: E402
+from leir.printer import canonical  # noqa: E402
 from leir.strategies import apply_strategy  # noqa: E402
 from leir.strategies.math.streaming import score_passes, two_pass_stats  # noqa: E402
 from verifier.verify import verify  # noqa: E402
@@ -41,10 +42,12 @@ def main() -> int:
     print(f"{'workload':22} {'sequence':18} {'outcome':8} {'source ms':>10} {'final ms':>10} "
           f"{'ratio':>6} {'passes':>7}")
     failed = 0
+    same: list[str] = []
     for workload_id in WORKLOADS:
         source = translate_file(ROOT / "workloads" / f"{workload_id}.py", dtype=args.dtype).program
         (stats,) = two_pass_stats(source)
         scores = sorted({r.name for r in tensor_refs(stats.x)})[0]
+        finals: dict[str, str] = {}
         for sequence in SEQUENCES:
             final = source
             for name in sequence:
@@ -59,8 +62,14 @@ def main() -> int:
             ratio = f"{result.speedup_vs_source:6.2f}" if result.speedup_vs_source else f"{'-':>6}"
             passes = f"{score_passes(source, scores)} -> {score_passes(final, scores)}"
             label = " -> ".join(SHORT[name] for name in sequence)
+            text = canonical(final.body)
+            same += [f"{workload_id}: {label} gives the same program as {other}"
+                     for other, seen in finals.items() if seen == text]
+            finals[label] = text
             print(f"{workload_id:22} {label:18} {result.outcome.value:8} "
                   f"{src_ms} {fin_ms} {ratio} {passes:>7}", flush=True)
+    for line in same:  # equal programs: any difference in their rows is measurement noise
+        print(line)
     return 1 if failed else 0
 
 
