@@ -497,3 +497,215 @@ def flash(program: Program, site: Attention, names: tuple[str, str, str], *, nor
         pieces = (norm_block,)
     return Program(program.signature,
                    Body((*blocks[: stats.first], stream, *pieces, write, *rest)))
+
+
+# ----------------------------------------------------------- #43's deferred form, normalised by #44
+
+
+@dataclass(frozen=True, slots=True)
+class Deferred:
+    """#43's result: an online-statistics block (``stats.first``) whose items ``factor``, ``weight`` and
+    ``nested`` are the rescale factor ``A_k=exp(M_{k-1}-M_k)``, the weight ``W_k=exp(X-M_k)`` and the
+    unnormalised running output ``R_k=R_{k-1}*A_k+W_k*V_k``, and the top-level block ``epilogue`` that
+    writes ``O=R_{..,K-1}/S_{..,K-1}``."""
+
+    stats: Stats
+    factor: int
+    weight: int
+    nested: int
+    epilogue: int
+    output: TensorRef
+    running: str
+
+
+def _commuted(node: Node) -> Node:
+    """``node`` with commutative operands (``+``, ``*``, ``max``, ``min``, ``==``) in one fixed order,
+    redundant parentheses dropped and scopes ignored: equal values compare equal however they are spelled."""
+    from leir.ast import Paren
+    from leir.printer import expr_text
+
+    def fn(n: Node) -> Node | None:
+        if isinstance(n, Paren):
+            return n.inner
+        if isinstance(n, TensorRef) and n.scope != "g":
+            return TensorRef(n.name, n.dtype, "g", n.indices)
+        if isinstance(n, BinOp) and n.op in {"+", "*"} and expr_text(n.right) < expr_text(n.left):
+            return BinOp(n.op, n.right, n.left)
+        if isinstance(n, Call) and n.func in {"max", "min"} and len(n.args) == 2 and \
+                expr_text(n.args[1]) < expr_text(n.args[0]):
+            return Call(n.func, (n.args[1], n.args[0]))
+        if isinstance(n, Compare) and n.ops == ("==",) and expr_text(n.operands[1]) < expr_text(n.operands[0]):
+            return Compare((n.operands[1], n.operands[0]), n.ops)
+        return None
+
+    return transform(node, fn)
+
+
+def _equal(a: Expr, b: Expr) -> bool:
+    return _commuted(a) == _commuted(b)
+
+
+def _stripped(node: Expr) -> Expr:
+    from leir.ast import Paren
+
+    while isinstance(node, Paren):
+        node = node.inner
+    return node
+
+
+def _operands(node: Expr, op: str) -> list[tuple[Expr, Expr]]:
+    """Both orders of ``node``'s operands when it is the binary ``op``."""
+    node = _stripped(node)
+    if not isinstance(node, BinOp) or node.op != op:
+        return []
+    left, right = _stripped(node.left), _stripped(node.right)
+    return [(left, right), (right, left)]
+
+
+def _row_ref(ref: Expr, stats: Stats) -> TensorRef | None:
+    """``ref`` if it is a prefix tensor of the statistics' row at ``k`` (``T_{s..,k}``) in their dtype."""
+    want = tuple(Var(v) for v in stats.spatial) + (Var(stats.k),)
+    if isinstance(ref, TensorRef) and ref.indices == want and ref.dtype == stats.dtype:
+        return ref
+    return None
+
+
+def _update_parts(update: Assign, stats: Stats, nested: Block) -> tuple[str, str, Expr] | None:
+    """``(A, W, V)`` when ``update`` is ``R_k = if_then_else(k-1<0,0,R_{k-1}*A_k) + W_k*V`` (any order)."""
+    r_k = update.target
+    n = len(stats.spatial)
+    inner = {lp.var for lp in nested.loops}
+    cols = r_k.indices[n:-1]
+    if (r_k.dtype != stats.dtype or r_k.indices[:n] != tuple(Var(v) for v in stats.spatial)
+            or not r_k.indices or r_k.indices[-1] != Var(stats.k)
+            or not all(isinstance(c, Var) for c in cols)
+            or {c.name for c in cols if isinstance(c, Var)} != inner or len(cols) != len(inner)
+            or inner & {lp.var for lp in stats.loops}):
+        return None
+    for carried, product in _operands(update.value, "+"):
+        if not (isinstance(carried, IfThenElse) and carried.cond == first_step(stats.k)
+                and _stripped(carried.then) == ZERO):
+            continue
+        a_name = next((a.name for prev, a in _operands(carried.otherwise, "*")
+                       if prev == shifted(r_k, stats.k) and _row_ref(a, stats)), None)
+        if a_name is None:
+            continue
+        for w, v in _operands(product, "*"):
+            w_ref = _row_ref(w, stats)
+            if w_ref is not None and w_ref.name != a_name:
+                return a_name, w_ref.name, v
+    return None
+
+
+def _statement_of(items: tuple[Assign | Block, ...], name: str) -> int | None:
+    """The index of the one item that writes ``name`` (``None`` if none, or more than one, does)."""
+    found = [j for j, it in enumerate(items) if name in writes(it)]
+    return found[0] if len(found) == 1 and isinstance(items[found[0]], Assign) else None
+
+
+def deferred_outputs(program: Program) -> list[Deferred]:
+    """Every #43 result in the program: online statistics carrying an unnormalised running output whose
+    only other reader is the division ``O=R_{..,K-1}/S_{..,K-1}`` (the epilogue), in block order."""
+    found = []
+    blocks = program.body.blocks
+    for stats in online_stats(program):
+        block = blocks[stats.first]
+        idx = tuple(Var(v) for v in stats.spatial)
+        m_k = prefix_ref(stats.m, stats.dtype, idx, stats.k)
+        factor_value = masked(m_k, IfThenElse(first_step(stats.k), ZERO,
+                                              Call("exp", (BinOp("-", shifted(m_k, stats.k), m_k),))))
+        weight_value = masked(m_k, Call("exp", (BinOp("-", stats.x, m_k),)))
+        for pos, nested in enumerate(block.items):
+            if pos < 2 or not isinstance(nested, Block) or len(nested.items) != 1:
+                continue
+            update = nested.items[0]
+            parts = _update_parts(update, stats, nested) if isinstance(update, Assign) else None
+            if parts is None:
+                continue
+            a_name, w_name, v = parts
+            r_name = update.target.name  # type: ignore[union-attr]
+            fa, fw = _statement_of(block.items, a_name), _statement_of(block.items, w_name)
+            if (fa is None or fw is None or not (2 <= fa < pos and 2 <= fw < pos)
+                    or _statement_of(block.items, stats.s) != 1):
+                continue
+            a_stmt, w_stmt = block.items[fa], block.items[fw]
+            assert isinstance(a_stmt, Assign) and isinstance(w_stmt, Assign)
+            if not (_equal(a_stmt.value, factor_value) and _equal(w_stmt.value, weight_value)):
+                continue
+            if _mentions(v, {stats.m, stats.s, a_name, w_name, r_name}):
+                continue
+            epilogue = _epilogue(program, stats, r_name, update.target)  # type: ignore[union-attr]
+            if epilogue is None or not _only_used_here(program, stats.first, pos, a_name, w_name, r_name,
+                                                       epilogue):
+                continue
+            out = _single(blocks[epilogue])
+            assert out is not None
+            found.append(Deferred(stats, fa, fw, pos, epilogue, out.target, r_name))
+    return found
+
+
+def _epilogue(program: Program, stats: Stats, r_name: str, r_k: TensorRef) -> int | None:
+    """The one later top-level block reading ``R``, if it is ``O = R_{o..,c..,K-1} / S_{o..,K-1}``."""
+    readers = [j for j, b in enumerate(program.body.blocks) if j != stats.first and r_name in reads(b)]
+    if len(readers) != 1 or readers[0] < stats.first:
+        return None
+    j = readers[0]
+    block = program.body.blocks[j]
+    stmt = _single(block)
+    value = _stripped(stmt.value) if stmt is not None else None
+    if stmt is None or not isinstance(value, BinOp) or value.op != "/":
+        return None
+    r, s = _stripped(value.left), _stripped(value.right)
+    if not (isinstance(r, TensorRef) and isinstance(s, TensorRef) and r.name == r_name and s.name == stats.s):
+        return None
+    # R'_k = R_k/S_k element by element, so dropping the division needs S read at R's own row, at K-1
+    # (where the only row with S=0 is one that is -inf everywhere: docs/math_streaming.md)
+    n, last = len(stats.spatial), Num(str(stats.extent - 1))
+    if len(r.indices) != len(r_k.indices) or r.indices[-1] != last or s.indices != r.indices[:n] + (last,):
+        return None
+    return j
+
+
+def _only_used_here(program: Program, first: int, nested: int, a: str, w: str, r: str, epilogue: int) -> bool:
+    """``A``, ``W``, ``R`` are intermediates: only the stream writes them, only the update reads ``A``/``W``,
+    and ``R`` is read only by its own recurrence and the epilogue."""
+    blocks = program.body.blocks
+    if any(program.signature.get(name) is not None for name in (a, w, r)):
+        return False
+    for j, block in enumerate(blocks):
+        if j != first and (writes(block) & {a, w, r} or reads(block) & {a, w}):
+            return False
+        if j not in (first, epilogue) and r in reads(block):
+            return False
+    items = blocks[first].items
+    return not any(reads(it) & {a, w, r} or r in writes(it) for p, it in enumerate(items) if p != nested)
+
+
+def normalise_deferred(program: Program, site: Deferred) -> Program:
+    """``A_k`` becomes ``S_{k-1}*A_k/S_k``, ``W_k`` becomes ``W_k/S_k`` (inside the same ``-inf`` guards) and
+    the epilogue ``O=R_{K-1}/S_{K-1}`` the copy ``O=R_{K-1}``: the running output is kept normalised."""
+    stats = site.stats
+    idx = tuple(Var(v) for v in stats.spatial)
+    s_k = prefix_ref(stats.s, stats.dtype, idx, stats.k)
+    blocks = list(program.body.blocks)
+    items = list(blocks[stats.first].items)
+    a_stmt, w_stmt = items[site.factor], items[site.weight]
+    assert isinstance(a_stmt, Assign) and isinstance(w_stmt, Assign)
+    # the matcher checked masked(M_k, if_then_else(k-1<0, 0, E_A)) and masked(M_k, E_W)
+    a_guard, w_guard = _stripped(a_stmt.value), _stripped(w_stmt.value)
+    assert isinstance(a_guard, IfThenElse) and isinstance(w_guard, IfThenElse)
+    a_first = _stripped(a_guard.otherwise)
+    assert isinstance(a_first, IfThenElse)
+    rescale = BinOp("/", BinOp("*", shifted(s_k, stats.k), _stripped(a_first.otherwise)), s_k)
+    a_value = IfThenElse(a_guard.cond, a_guard.then, IfThenElse(a_first.cond, a_first.then, rescale))
+    w_value = IfThenElse(w_guard.cond, w_guard.then, BinOp("/", _stripped(w_guard.otherwise), s_k))
+    items[site.factor] = Assign(a_stmt.target, a_value)
+    items[site.weight] = Assign(w_stmt.target, w_value)
+    blocks[stats.first] = Block(blocks[stats.first].loops, tuple(items))
+    epilogue = blocks[site.epilogue]
+    out = _single(epilogue)
+    assert out is not None
+    division = _stripped(out.value)
+    assert isinstance(division, BinOp)
+    blocks[site.epilogue] = Block(epilogue.loops, (Assign(out.target, _stripped(division.left)),))
+    return Program(program.signature, Body(tuple(blocks)))
