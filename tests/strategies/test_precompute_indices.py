@@ -6,7 +6,7 @@ import pytest
 
 from leir.analysis import program_info
 from leir.printer import canonical
-from leir.strategies import NotApplicableError, Site, apply_strategy, candidates
+from leir.strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
 
 from .cuda_checks import assert_builds_for_cuda
 from .helpers import assert_interpreter_agrees, assert_verifies, leir, workload
@@ -78,3 +78,22 @@ def test_refuses_a_table_too_large():
     assert not candidates(program, NAME)  # 90000 entries > 65536
     with pytest.raises(NotApplicableError):
         apply_strategy(program, NAME, Site((0, 0), (("index", "(tx+a)%300"),)))
+
+
+def test_refuses_a_subscript_that_alone_sets_an_intermediates_extent():
+    """Zero padding read back: ``F`` is written at odd positions 1..7 and read at ``a+c`` up to 9, so its
+    extent (10) exists only because of that read; through a table it would shrink to 8 and the read would
+    leave the tensor. The same subscript on an input (whose shape the signature fixes) stays a site."""
+    padded = leir("input A: f32[4]\noutput C: f32[8]\n---\n"
+                  "L^{4}_{a=0}[F^{f32,g}_{a*2+1}=A^{f32,g}_{a};];"
+                  "B^{8}_{a=0}L^{3}_{c=0}[C^{f32,g}_{a}=C^{f32,g}_{a}+F^{f32,g}_{a+c};];")
+    assert program_info(padded).tensors["F"].shape == (10,)
+    assert not [s for s in candidates(padded, NAME) if s.get("index") == "a+c"]
+    with pytest.raises(NotApplicableError):
+        apply_strategy(padded, NAME, Site((1, 0), (("index", "a+c"),)))
+    with pytest.raises(NotApplicableError, match="only because of the subscript a\\+c"):
+        get_strategy(NAME).apply(padded, Site((1, 0), (("index", "a+c"),)), {})
+    on_input = leir("input A: f32[10]\noutput C: f32[8]\n---\n"
+                    "B^{8}_{a=0}L^{3}_{c=0}[C^{f32,g}_{a}=C^{f32,g}_{a}+A^{f32,g}_{a+c};];")
+    step = apply_strategy(on_input, NAME, 0)
+    assert_verifies(step)

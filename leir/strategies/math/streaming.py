@@ -586,8 +586,8 @@ def _update_parts(update: Assign, stats: Stats, nested: Block) -> tuple[str, str
         if not (isinstance(carried, IfThenElse) and carried.cond == first_step(stats.k)
                 and _stripped(carried.then) == ZERO):
             continue
-        a_name = next((a.name for prev, a in _operands(carried.otherwise, "*")
-                       if prev == shifted(r_k, stats.k) and _row_ref(a, stats)), None)
+        a_name = next((a_ref.name for prev, a in _operands(carried.otherwise, "*")
+                       if prev == shifted(r_k, stats.k) and (a_ref := _row_ref(a, stats)) is not None), None)
         if a_name is None:
             continue
         for w, v in _operands(product, "*"):

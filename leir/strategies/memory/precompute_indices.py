@@ -96,6 +96,16 @@ class PrecomputeIndices(Strategy):
                           isinstance(n, TensorRef) for n in walk_expr(r.indices[dim]))]
             if not static or info.tensors[ref.name].is_known:
                 return f"{ref.name}'s extent along dimension {dim} would only be known through the table"
+        after = program_info(self._rewrite(program, path, text))
+        for ref, dim in found:
+            if program.signature.get(ref.name) is not None:
+                continue
+            old, new = info.tensors[ref.name].shape, after.tensors[ref.name].shape
+            if old != new:
+                # the read reaches past every other reference (zero padding read back as 0): through the
+                # table the extent would shrink, and the read would leave the tensor
+                return (f"{ref.name}'s extent along dimension {dim} is {old[dim]} only because of the "
+                        f"subscript {text}; through the table it would be {new[dim]}")
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
@@ -103,11 +113,15 @@ class PrecomputeIndices(Strategy):
         problem = self._problem(program, site.path, text)
         if problem:
             raise self.refuse(problem)
-        stmt = item_at(program.body, site.path)
+        return self._rewrite(program, site.path, text)
+
+    def _rewrite(self, program: Program, path: tuple[int, ...], text: str) -> Program:
+        """The program with subscript ``text`` of the statement at ``path`` read through a new table."""
+        stmt = item_at(program.body, path)
         assert isinstance(stmt, Assign)
         ref, dim = self._occurrences(stmt, text)[0]
         index = ref.indices[dim]
-        order = [lp for lp in loops_at(program.body, site.path[:-1]) if lp.var in set(_vars(index))]
+        order = [lp for lp in loops_at(program.body, path[:-1]) if lp.var in set(_vars(index))]
         table = fresh_tensor_names(program)[0]
         table_ref = TensorRef(table, "i64", "g", tuple(Var(lp.var) for lp in order))
         table_block = Block(tuple(Loop("L", lp.extent, lp.var) for lp in order), (Assign(table_ref, index),))
@@ -119,8 +133,8 @@ class PrecomputeIndices(Strategy):
             return TensorRef(r.name, r.dtype, r.scope, indices)
 
         new_stmt = Assign(stmt.target, replace_refs(stmt.value, through_table))  # type: ignore[arg-type]
-        body = replace_at(program.body, site.path, new_stmt)
-        return with_body(program, insert_blocks(body, site.path[0], (table_block,)))
+        body = replace_at(program.body, path, new_stmt)
+        return with_body(program, insert_blocks(body, path[0], (table_block,)))
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         text = site.get("index")
