@@ -11,10 +11,12 @@ What makes inputs useful for verification, beyond "random":
   can meet them: about one position in eight gets a zero, a negative or a large magnitude (zeros also in
   integer divisors, so ``//`` and ``%`` by zero happen; -1 and the type's extremes in signed integers);
   a float tensor that a statement converts to an integer type gets values outside that type's range
-  (±inf and NaN included); and every float tensor of 8 or more elements gets one NaN (a ``log``/``sqrt``
-  argument also a 0 and a -1, so log meets -inf and NaN) at seeded positions — kept *sparse* so most
-  outputs stay finite and the numbers are still compared. Infinities come from the program meeting zero
-  divisors, ``log(0)`` and ``exp`` of the large magnitudes (see ``_with_nonfinite`` for why not directly);
+  (±inf and NaN included); and every float tensor of 8 or more elements gets a NaN, then (from 16 and 24
+  elements) a +inf and a -inf (a ``log``/``sqrt`` argument a NaN, a 0, a -1 and a +inf, so log meets
+  -inf, NaN and inf) at seeded positions — kept *sparse* so most outputs stay finite and the numbers are
+  still compared. The program meets more infinities itself: zero divisors, ``log(0)``, ``exp`` of the
+  large magnitudes. ``infinities=False`` keeps the ±inf out (NaN only), for a caller whose reference
+  has no single answer for them (docs/verification.md, "Special values");
 * parameters and constants come from the source program when the caller passes them (``params``).
 
 Each tensor draws from its own generator seeded by ``(seed, crc32(name))`` so adding a tensor to a
@@ -222,14 +224,17 @@ def _special_float(shape, rng: np.random.Generator, dtype: str,
     return mask, values
 
 
-def _with_nonfinite(values: np.ndarray, rng: np.random.Generator, positive: bool) -> np.ndarray:
-    """One NaN (for a log/sqrt argument also 0 and -1: -inf and NaN from log) at seeded positions.
+def _with_nonfinite(values: np.ndarray, rng: np.random.Generator, positive: bool,
+                    infinities: bool = True) -> np.ndarray:
+    """NaN, +inf, -inf (a log/sqrt argument: NaN, 0, -1, +inf) at seeded positions, one per 8 elements.
 
-    Infinities are not fed directly: the PyTorch reference does not give them one answer (a BLAS matmul
-    turns a single +inf into NaN through its zero padding, ``logsumexp`` special-cases it), so they come
-    from the program itself — zero divisors, ``log(0)``, ``exp`` of the large magnitudes above.
+    The order of ``edges`` is the order they appear in as a tensor grows, so a small tensor gets the NaN
+    first and stays mostly finite. Without ``infinities`` only the NaN (and the 0 and -1) are fed.
     """
-    edges = (np.nan, 0.0, -1.0) if positive else (np.nan,)
+    if positive:
+        edges: tuple[float, ...] = (np.nan, 0.0, -1.0, np.inf) if infinities else (np.nan, 0.0, -1.0)
+    else:
+        edges = (np.nan, np.inf, -np.inf) if infinities else (np.nan,)
     count = min(len(edges), values.size // _SPECIAL_FRACTION)
     if count == 0:
         return values
@@ -256,7 +261,7 @@ def _special_int(values: np.ndarray, rng: np.random.Generator, target: np.dtype,
 
 def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int, special_values: bool = False,
                     index_bound: int | None = None, positive: bool = False,
-                    nonzero: bool = False, converted: bool = False) -> np.ndarray:
+                    nonzero: bool = False, converted: bool = False, infinities: bool = True) -> np.ndarray:
     """One seeded array; see the module docstring for what each flag guarantees."""
     rng = _rng(seed, name)
     shape = tuple(int(d) for d in shape)
@@ -280,7 +285,8 @@ def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int,
             mask, special = _special_float(shape, _rng(seed, name, 1), dtype, converted)
             if positive:
                 special = np.abs(special) + 1e-3
-            values = _with_nonfinite(np.where(mask, special, values), _rng(seed, name, 2), positive)
+            values = _with_nonfinite(np.where(mask, special, values), _rng(seed, name, 2), positive,
+                                     infinities)
         with np.errstate(over="ignore"):
             return values.astype(target)
     info = np.iinfo(target)
@@ -298,7 +304,8 @@ def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int,
 
 def make_inputs(program: Program, *, seed: int = 0, special_values: bool = False,
                 params: Mapping[str, np.ndarray] | None = None,
-                shapes: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, np.ndarray]:
+                shapes: Mapping[str, tuple[int, ...]] | None = None,
+                infinities: bool = True) -> dict[str, np.ndarray]:
     """Arrays for every input/param/const of the signature, in signature order.
 
     ``params`` (e.g. a ``.npz`` of the source module's weights, keyed by LEIR names) override the
@@ -327,7 +334,7 @@ def make_inputs(program: Program, *, seed: int = 0, special_values: bool = False
         arrays[decl.name] = generate_tensor(
             decl.name, decl.dtype, tuple(decl.shape), seed=seed, special_values=special_values,
             index_bound=bounds.get(decl.name), positive=decl.name in positive,
-            nonzero=decl.name in divisors, converted=decl.name in converted)
+            nonzero=decl.name in divisors, converted=decl.name in converted, infinities=infinities)
     return arrays
 
 

@@ -87,6 +87,7 @@ from leir.dtypes import float_to_int, from_numpy_dtype, max_value, min_value, nu
 from leir.gpu_limits import all_loops, gpu_limit_violations, thread_tag
 from leir.intervals import index_range
 from leir.limits import ensure_recursion_limit
+from leir.printer import canonical
 from leir.semantics import ProgramInfo, StmtInfo, StmtKind
 from verifier import edge_ops
 from verifier import targets as tg
@@ -232,6 +233,26 @@ def _promote(a: str, b: str) -> str:
 # --------------------------------------------------------------------------------------------- writer
 
 
+def _may_fold_to_zero(operand: A.Expr) -> bool:
+    """An operand TVM may fold to the constant 0: no tensor read in it, and not a non-zero literal."""
+    node = A.strip_parens(operand)
+    if isinstance(node, A.Neg):
+        node = A.strip_parens(node.operand)
+    if isinstance(node, A.Inf) or (isinstance(node, A.Num) and node.value != 0):
+        return False
+    return not any(isinstance(n, A.TensorRef) for n in A.walk_expr(operand))
+
+
+def _additive_terms(operand: A.Expr) -> set[str]:
+    """The texts of the terms a sum/difference is made of (``(A+B)-C`` → A, B, C), signs dropped."""
+    node = A.strip_parens(operand)
+    if isinstance(node, A.Neg):
+        return _additive_terms(node.operand)
+    if isinstance(node, A.BinOp) and node.op in ("+", "-"):
+        return _additive_terms(node.left) | _additive_terms(node.right)
+    return {canonical(node)}
+
+
 class _Writer:
     """Writes the TVMScript of one program; one instance per lowering."""
 
@@ -282,7 +303,8 @@ class _Writer:
     def emit(self, depth: int, line: str) -> None:
         self.lines.append("    " * depth + line)
 
-    def let(self, value: str, tdt: str, body: Callable[[str], str], *, opaque: bool = False) -> str:
+    def let(self, value: str, tdt: str, body: Callable[[str], str], *, opaque: bool = False,
+            fresh: bool = False) -> str:
         """``body(x)`` with ``x`` standing for ``value``, evaluated once.
 
         Every binding is a statement at the top of the sblock, and a value bound twice in one statement
@@ -293,7 +315,9 @@ class _Writer:
         earlier binding is therefore stored in a one-element ``local`` buffer (``_eN[0] = value``),
         which the simplifier cannot see through, and build time stays linear in the depth. ``opaque``
         asks for such a buffer even for a leaf: it hides a value from TVM's rewrites altogether (loop
-        variables in unsigned arithmetic and float ``//``, which TVM's simplifier mis-folds).
+        variables in unsigned arithmetic and float ``//``, which TVM's simplifier mis-folds). ``fresh``
+        binds it anew even when the same value is bound already (two hidden copies of ``x`` must not be
+        one buffer, or TVM cancels ``(x + _e) - _e``).
 
         A binding runs even where an ``if_then_else`` branch would not: safe, since every operation the
         lowering emits is total and every read whose index is not proved in range is clamped
@@ -306,7 +330,7 @@ class _Writer:
         # buffers there (LowerIntrin crashes); its max/min and // chains are cut by bf16 buffers instead
         chained = bool(_BOUND.search(value)) and self.stmt_dtype != "bf16"
         in_buffer = not self.plain_minmax and (opaque or self.lanes is not None or chained)
-        key = (value, tdt, in_buffer)
+        key: tuple = (value, tdt, in_buffer) + ((self.let_count,) if fresh else ())
         if key not in self.bound:
             name = f"_e{self.let_count}"
             self.let_count += 1
@@ -888,6 +912,8 @@ class _Writer:
             return f"T.pow({base_text}, {exp_text})"
         left = self.expr(e.left, dtype, ranges)
         right = self.expr(e.right, dtype, ranges)
+        if is_float and e.op in ("+", "-", "*", "/"):
+            left, right = self._ieee_operands(e, left, right, tdt)
         if e.op in ("//", "%") or (e.op == "/" and not is_float):
             if not is_float:
                 return edge_ops.int_div_mod(e.op, left, right, "i64" if dtype == "bool" else dtype, self.let)
@@ -905,6 +931,23 @@ class _Writer:
             left = f"({left})" if lp is not None and lp < _INFIX_PREC["-"] else left
             return edge_ops.unsigned_sub(left, self._opaque_u64(right) if dtype == "u64" else right, tdt)
         return _infix(e, left, right, lambda c: _infix_prec(c, is_float))
+
+    def _ieee_operands(self, e: A.BinOp, left: str, right: str, tdt: str) -> tuple[str, str]:
+        """Float operands hidden from TVM's real-number identities, which IEEE arithmetic does not obey.
+
+        TVM folds ``x*0``, ``0*x`` and ``0/x`` to 0 as it builds the TIR (and refuses ``x/0``), and its
+        simplifier cancels ``x - x`` and ``(x + y) - x``: wrong wherever ``x`` is ±inf or NaN (the
+        interpreter gives NaN). So a factor, numerator or divisor without a tensor read that is not a
+        non-zero literal (``0``, ``1-1``, a loop variable) is hidden, and so is the right operand of a
+        ``+``/``-`` whose sides share a term (``tests/verifier/test_edge_values.py``). Programs without
+        such forms lower exactly as before.
+        """
+        if e.op in ("*", "/"):
+            return (self.let(left, tdt, lambda x: x, opaque=True) if _may_fold_to_zero(e.left) else left,
+                    self.let(right, tdt, lambda x: x, opaque=True) if _may_fold_to_zero(e.right) else right)
+        if _additive_terms(e.left) & _additive_terms(e.right):
+            return left, self.let(right, tdt, lambda x: x, opaque=True, fresh=True)
+        return left, right
 
     def _opaque_u64(self, subtrahend: str) -> str:
         """A u64 subtrahend hidden from TVM unless it is a load: TVM's arithmetic mis-reads a u64 constant

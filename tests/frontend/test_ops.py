@@ -551,3 +551,34 @@ def test_operator_on_llvm_matches_pytorch(name):
     model_factory, inputs_factory = CASES[name]
     torch.manual_seed(0)
     translate_and_run(model_factory(), inputs_factory(), "f64", runner=_llvm_runner)
+
+
+# ------------------------------------------------ NaN and ±inf: the translation meets PyTorch's answers
+
+NAN_, INF_ = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_argmax_argmin_and_max_with_dim_take_a_nan_as_the_extreme(dtype):
+    """PyTorch returns the first NaN's index (the NaN propagates into the value); ties keep the first."""
+    x = torch.tensor([[1.0, NAN_, 3.0, NAN_], [2.0, 5.0, 5.0, -1.0], [-INF_, INF_, 0.0, INF_]])
+    translate_and_run(Fn(lambda a: (torch.argmax(a, dim=1), torch.argmin(a, dim=1), *torch.max(a, dim=1),
+                                    *torch.min(a, dim=0))), [x], dtype)
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_logsumexp_of_infinite_maxima_is_pytorchs(dtype):
+    """+inf in a row gives inf, a row of -inf gives -inf (PyTorch shifts by 0 there), NaN stays NaN."""
+    x = torch.tensor([[1.0, INF_, 2.0], [-INF_, -INF_, -INF_], [0.5, NAN_, 1.0], [-INF_, 0.0, 1.0]])
+    t = translate_and_run(Fn(lambda a: torch.logsumexp(a, dim=1)), [x], dtype)
+    assert t.program is not None
+
+
+@pytest.mark.parametrize("dtype", ["f64", "f32"])
+def test_sdpa_boolean_mask_adds_minus_inf_so_a_masked_nan_still_poisons_its_row(dtype):
+    """PyTorch adds the boolean mask as 0/-inf: NaN (or +inf) at a masked score is NaN, not -inf."""
+    q, k, v = r(1, 2, 6, 4), r(1, 2, 6, 4, seed=1), r(1, 2, 6, 4, seed=2)
+    k[0, 0, 4, 1], k[0, 1, 2, 3], q[0, 1, 0, 0] = NAN_, INF_, -INF_
+    mask = torch.ones(6, 6, dtype=torch.bool).tril()
+    translate_and_run(Fn(lambda a, b, c: F.scaled_dot_product_attention(a, b, c, attn_mask=mask)), [q, k, v],
+                      dtype)

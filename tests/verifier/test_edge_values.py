@@ -407,3 +407,114 @@ def test_special_values_meet_every_edge_the_program_can_meet():
     np.testing.assert_allclose(results["kernel"]["C"], results["vectorised"]["C"], rtol=1e-6, equal_nan=True)
     for name in ("D", "E", "F"):
         np.testing.assert_array_equal(results["kernel"][name], results["vectorised"][name], err_msg=name)
+
+
+# ------------------------------------------------------------------ programs that meet +inf and -inf
+
+
+def _assert_pattern_and_close(results: dict[str, dict[str, np.ndarray]], expected: dict[str, np.ndarray],
+                              rtol: float) -> None:
+    """NaN/+inf/-inf exactly where the rule puts them; finite values within ``rtol`` (libm vs LLVM exp)."""
+    for who, outputs in results.items():
+        for name, want in expected.items():
+            got = np.asarray(outputs[name])
+            for test in (np.isnan, np.isposinf, np.isneginf):
+                np.testing.assert_array_equal(test(got), test(want), err_msg=f"{who}: {name} {test.__name__}")
+            finite = np.isfinite(want)
+            np.testing.assert_allclose(got[finite], want[finite], rtol=rtol, atol=0, err_msg=f"{who}: {name}")
+
+
+# rows: +inf with finite, -inf with finite, +inf and -inf together, all finite, all -inf
+INF_ROWS = np.array([[1.0, INF, 2.0, -3.0], [-1.0, 0.5, -INF, 2.0], [INF, 1.0, -INF, 0.0],
+                     [0.25, -2.0, 3.0, 1.5], [-INF, -INF, -INF, -INF]])
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_reductions_and_softmax_over_infinities_follow_ieee(dtype):
+    """max/min/sum over rows holding ±inf, and a softmax: inf wins max, inf-inf is NaN, exp(-inf) is 0."""
+    t = FLOATS[dtype]
+    a = INF_ROWS.astype(t)
+    n, k = a.shape
+    r = lambda name, *idx: _ref(name, dtype, *idx)  # noqa: E731
+    text = (f"input A: {dtype}[{n},{k}]\noutput X: {dtype}[{n}]\noutput N: {dtype}[{n}]\n"
+            f"output S: {dtype}[{n}]\noutput P: {dtype}[{n},{k}]\n---\n"
+            f"L^{{{n}}}_{{i=0}}L^{{{k}}}_{{c=0}}[{r('X', 'i')}=max({r('X', 'i')},{r('A', 'i', 'c')});"
+            f"{r('N', 'i')}=min({r('N', 'i')},{r('A', 'i', 'c')});{r('S', 'i')}={r('S', 'i')}+{r('A', 'i', 'c')};];\n"
+            f"L^{{{n}}}_{{i=0}}L^{{{k}}}_{{c=0}}[{r('Z', 'i')}={r('Z', 'i')}+exp({r('A', 'i', 'c')}-{r('X', 'i')});];\n"
+            f"L^{{{n}}}_{{i=0}}L^{{{k}}}_{{c=0}}[{r('P', 'i', 'c')}=exp({r('A', 'i', 'c')}-{r('X', 'i')})"
+            f"/{r('Z', 'i')};];\n")
+    # the rule, in NumPy: IEEE arithmetic in the program's dtype, NaN-propagating max/min
+    with np.errstate(invalid="ignore"):
+        x, m = a.max(axis=1), a.min(axis=1)
+        s = np.zeros(n, t)
+        for c in range(k):
+            s = (s + a[:, c]).astype(t)
+        e = np.exp(a - x[:, None])
+        p = e / e.sum(axis=1, keepdims=True)
+    assert np.isposinf(x[0]) and np.isneginf(m[1]) and np.isnan(s[2]) and np.isposinf(s[0])
+    assert np.isnan(p[0]).all() and np.isfinite(p[1]).all() and p[1, 2] == 0 and np.isnan(p[4]).all()
+    _assert_pattern_and_close(_all_three(text, {"A": a}), {"X": x, "N": m, "S": s, "P": p}, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_elementwise_ops_and_conversions_at_infinities(dtype):
+    """exp/log/sqrt of ±inf, division by and of inf, inf-inf, inf*0, and ±inf converted to integers."""
+    t = FLOATS[dtype]
+    a = np.array([INF, -INF, INF, -INF, 1.0, -1.0, 0.0, INF, -INF, 3.0], t)
+    b = np.array([INF, INF, -INF, -INF, INF, INF, INF, 0.0, 2.0, -INF], t)
+    n = a.size
+    r = lambda name, d=dtype: _ref(name, d, "c")  # noqa: E731
+    text = (f"input A: {dtype}[{n}]\ninput B: {dtype}[{n}]\n"
+            + "".join(f"output {o}: {dtype}[{n}]\n" for o in "EGHQDMY")
+            + f"output I: i32[{n}]\noutput U: u8[{n}]\noutput F: i64[{n}]\n---\n"
+            f"L^{{{n}}}_{{c=0}}[{r('E')}=exp({r('A')});{r('G')}=log({r('A')});{r('H')}=sqrt({r('A')});"
+            f"{r('Q')}={r('A')}/{r('B')};{r('D')}={r('A')}-{r('B')};{r('M')}={r('A')}*0;"
+            f"{r('Y')}={r('A')}//{r('B')};"
+            f"{r('I', 'i32')}={r('A')};{r('U', 'u8')}={r('B')};{r('F', 'i64')}={r('Q')};];\n")
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        expected = {"E": np.exp(a), "G": np.log(a), "H": np.sqrt(a), "Q": a / b, "D": a - b, "M": a * t(0),
+                    "Y": np.floor_divide(a, b)}
+        ratio = a / b
+    # float -> integer: truncate, then saturate; NaN -> 0 (docs/leir.md §6)
+    def saturate(values: np.ndarray, target) -> np.ndarray:
+        info = np.iinfo(target)
+        return np.array([0 if math.isnan(v) else info.max if v >= info.max else info.min if v <= info.min
+                         else int(v) for v in values.astype(np.float64)], target)
+
+    expected["I"], expected["U"], expected["F"] = saturate(a, np.int32), saturate(b, np.uint8), saturate(
+        ratio, np.int64)
+    assert np.isnan(expected["D"][0]) and np.isnan(expected["M"][0]) and expected["Q"][4] == 0
+    assert np.isposinf(expected["Q"][7]) and expected["E"][1] == 0 and np.isnan(expected["H"][1])
+    results = _all_three(text, {"A": a, "B": b})
+    floats = {k: v for k, v in expected.items() if k in "EGHQDMY"}
+    _assert_pattern_and_close(results, floats, rtol=1e-6)  # exp/log of finite values: an ulp apart
+    _assert_rule(results, {k: expected[k] for k in "IUF"})
+
+
+# ------------------------------------------- TVM's real-number identities are not IEEE: never applied
+
+# each form is one TVM folds or cancels for integers and used to for floats (x*0, 0/x at TIR
+# construction; x-x, (x+y)-x in its simplifier), wrong at ±inf and NaN
+IDENTITY_FORMS = ["A*0", "0*A", "A*0.0", "0/A", "A*(1-1)", "A*c", "A-A", "A+B-A", "A+B-B", "(A+B)-(A+B)",
+                  "A*B-A*B", "exp(A)-exp(A)", "min(A,B)-min(A,B)", "A+A-A", "A-(A-A)", "(A-A)*B", "A*0+B",
+                  "(A*0)/(A*0)", "A/(c-c)"]
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64", "f16"])
+@pytest.mark.parametrize("form", IDENTITY_FORMS)
+def test_float_identities_of_real_numbers_are_not_folded(form, dtype):
+    """Kernel = interpreter = NumPy's IEEE evaluation of the form, at ±inf, NaN, ±0 and finite values."""
+    t = FLOATS[dtype]
+    a = np.array([INF, -INF, NAN, 1.0, -0.0, 0.0, 2.0, -3.0], t)
+    b = np.array([0.0, INF, 1.0, NAN, 2.0, -INF, 0.0, 1.0], t)
+    expr = form.replace("A", _ref("A", dtype, "c")).replace("B", _ref("B", dtype, "c"))
+    # an extent-1 loop: c is the constant 0 to TVM
+    text = (f"input A: {dtype}[8]\ninput B: {dtype}[8]\noutput C: {dtype}[8]\n---\n"
+            f"L^{{8}}_{{i=0}}L^{{1}}_{{c=0}}[{_ref('C', dtype, 'i')}={expr.replace('_{c}', '_{i}')};];\n")
+    c = t(0)
+    with np.errstate(all="ignore"):
+        want = eval(form.replace("exp", "np.exp").replace("min(", "np.minimum("),  # noqa: S307 - test forms
+                    {"np": np, "A": a, "B": b, "c": c})
+    want = np.asarray(want, t)
+    assert np.isnan(want).any()  # every form meets a NaN the identity would hide
+    _assert_pattern_and_close(_all_three(text, {"A": a, "B": b}), {"C": want}, rtol=0)

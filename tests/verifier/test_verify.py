@@ -197,7 +197,9 @@ def test_special_values_mix_in_zeros_negatives_and_large_magnitudes():
     assert np.abs(plain).max() < 100
     finite = special[np.isfinite(special)]
     assert np.abs(finite).max() >= 1e5 and (finite == 0).any() and (finite < 0).any()
-    assert np.isnan(special).sum() == 1 and not np.isinf(special).any()
+    assert np.isnan(special).sum() == 1 and np.isposinf(special).sum() == 1 and np.isneginf(special).sum() == 1
+    no_inf = generate_tensor("A", "f32", (4096,), seed=1, special_values=True, infinities=False)
+    assert np.isnan(no_inf).sum() == 1 and not np.isinf(no_inf).any()
     changed = np.count_nonzero(plain != special)
     assert 4096 // 16 < changed < 4096 // 4  # about one in eight
     ints = generate_tensor("K", "i32", (1000,), seed=1)

@@ -62,7 +62,10 @@ def sdpa(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
         value_ = E.mul(scores.ref(*vs), scale)
         if attn_mask is not None:
             m = ctx.em.bref(attn_mask, vs, shape)
-            value_ = E.ite(m, value_, -math.inf) if attn_mask.dtype == "bool" else E.add(value_, m)
+            # PyTorch turns a boolean mask into an additive one (0 / -inf): a NaN or +inf score at a
+            # masked position still gives NaN there, as in the reference (a causal mask overwrites)
+            value_ = E.ite(m, value_, E.add(value_, -math.inf)) if attn_mask.dtype == "bool" \
+                else E.add(value_, m)
         if is_causal:
             value_ = E.ite(E.cmp(vs[-1], ">", vs[-2]), -math.inf, value_)
         return Assign(masked.ref(*vs), value_)

@@ -124,7 +124,10 @@ def arg_reduce(ctx, x: Tensor, dim, keepdim, combiner, values: Tensor | None = N
             pos = vs[dims[0]]
             lhs_idx = reduced_index(vs, dims, keepdim)
         lhs = index.ref(*lhs_idx)
-        hit = E.cmp(x.ref(*vs), cmp, vals.ref(*reduced_index(vs, dims, keepdim)))
+        # PyTorch's argmax/argmin (and max/min with dim) take a NaN as the extreme: the NaN propagates
+        # into ``vals``, no comparison with it holds, so the first NaN's position is the hit
+        hit = E.lor(E.cmp(x.ref(*vs), cmp, vals.ref(*reduced_index(vs, dims, keepdim))),
+                    E.cmp(x.ref(*vs), "!=", x.ref(*vs)))
         return Assign(lhs, E.minimum(lhs, E.ite(hit, pos, n)))
 
     ctx.em.block(x.shape, body)
@@ -163,7 +166,11 @@ def argmin(ctx, x, dim=None, keepdim=False):
 @op("logsumexp", torch.logsumexp, methods=("logsumexp",))
 def logsumexp(ctx, x, dim=None, keepdim=False):
     dims = norm_dims(dim, x.ndim)
-    m = ctx.em.reduce(x, dims, False, "max", ctx.dtype)
+    peak = ctx.em.reduce(x, dims, False, "max", ctx.dtype)
+    # PyTorch's logsumexp shifts by 0 where the maximum is ±inf (so +inf gives inf, all -inf gives -inf,
+    # not the NaN of inf-inf); a NaN maximum stays NaN
+    m = ctx.em.elementwise(peak.shape, ctx.dtype, [peak],
+                           lambda a: E.ite(E.cmp(E.call("abs", a), "==", math.inf), 0, a))
     s = ctx.em.reduce(x, dims, False, "+", ctx.dtype,
                       value=lambda *vs: E.exp(E.sub(x.ref(*vs), m.ref(*reduced_index(vs, dims, False)))))
     out = ctx.em.fresh(ctx.shape, ctx.dtype)
