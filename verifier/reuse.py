@@ -17,6 +17,7 @@ in the worker process:
 Every key names the exact inputs by a SHA-256 over the arrays' names, dtypes, shapes and bytes, so a
 different seed, shape, dtype or parameter set is a different key: an entry is served only for the very
 computation that produced it. Values are handed out as copies, so no caller can change a stored one.
+Outputs and bounds are capped at ``DEFAULT_MAX_BYTES`` of arrays per table (least recently used first out).
 """
 
 from __future__ import annotations
@@ -33,6 +34,21 @@ T = TypeVar("T")
 
 #: Entries per table; a search's parent and source stay because each hit moves them to the end.
 DEFAULT_SIZE = 64
+#: Array bytes a table of outputs or bounds may hold (a whole-model program's outputs are large).
+DEFAULT_MAX_BYTES = 512 * 2**20
+
+
+def nbytes(value: Any) -> int:
+    """Bytes of the numpy arrays in ``value`` (dicts, sequences and dataclass fields are looked into)."""
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, Mapping):
+        return sum(nbytes(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return sum(nbytes(v) for v in value)
+    if hasattr(value, "__dataclass_fields__"):
+        return sum(nbytes(getattr(value, f)) for f in value.__dataclass_fields__)
+    return 0
 
 
 def arrays_digest(arrays: Mapping[str, np.ndarray]) -> str:
@@ -48,9 +64,12 @@ def arrays_digest(arrays: Mapping[str, np.ndarray]) -> str:
 class Memo:
     """A small LRU map with hit/miss counters; ``get_or`` computes and stores on a miss."""
 
-    def __init__(self, size: int = DEFAULT_SIZE):
+    def __init__(self, size: int = DEFAULT_SIZE, max_bytes: int | None = None):
         self.size = size
+        #: Evict least recently used entries while the arrays held exceed this (``None``: no cap).
+        self.max_bytes = max_bytes
         self.entries: OrderedDict[tuple, Any] = OrderedDict()
+        self.sizes: dict[tuple, int] = {}
         self.hits = 0
         self.misses = 0
 
@@ -64,19 +83,26 @@ class Memo:
             return (value if share else copy.deepcopy(value)), True
         self.misses += 1
         value = compute()
+        size = nbytes(value) if self.max_bytes is not None else 0
+        if self.max_bytes is not None and size > self.max_bytes:
+            return value, False  # too large to keep: computed, handed out, not stored
         self.entries[key] = value
-        while len(self.entries) > self.size:
-            self.entries.popitem(last=False)
+        self.sizes[key] = size
+        while len(self.entries) > self.size or (self.max_bytes is not None
+                                                and sum(self.sizes.values()) > self.max_bytes):
+            old, _value = self.entries.popitem(last=False)
+            self.sizes.pop(old, None)
         return (value if share else copy.deepcopy(value)), False
 
     def clear(self) -> None:
         self.entries.clear()
+        self.sizes.clear()
         self.hits = self.misses = 0
 
 
 KERNELS = Memo()
-OUTPUTS = Memo()
-BOUNDS = Memo()
+OUTPUTS = Memo(max_bytes=DEFAULT_MAX_BYTES)
+BOUNDS = Memo(max_bytes=DEFAULT_MAX_BYTES)
 TIMINGS = Memo()
 TABLES = {"kernels": KERNELS, "outputs": OUTPUTS, "bounds": BOUNDS, "timings": TIMINGS}
 

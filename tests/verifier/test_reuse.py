@@ -72,6 +72,15 @@ def test_memo_hands_out_copies_and_evicts_least_recently_used():
     assert set(memo.entries) == {("a",), ("c",)}
 
 
+def test_memo_keeps_no_more_array_bytes_than_its_cap():
+    memo = reuse.Memo(max_bytes=1000)
+    memo.get_or(("a",), lambda: {"x": np.zeros(100)})  # 800 bytes
+    memo.get_or(("b",), lambda: {"x": np.zeros(50)})  # 400 more: a goes
+    assert set(memo.entries) == {("b",)}
+    big, hit = memo.get_or(("c",), lambda: np.zeros(1000))  # over the cap alone: handed out, not kept
+    assert not hit and big.shape == (1000,) and set(memo.entries) == {("b",)}
+
+
 def test_outputs_key_misses_for_another_program_target_or_inputs():
     from verifier.build import build
 
