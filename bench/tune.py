@@ -200,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tuning {info.id} ...", file=sys.stderr, flush=True)
         try:
             rows.append(run_one(info, args))
+            # each row as soon as it is measured, so a long run that is stopped still says something
+            print("  row " + json.dumps(rows[-1], default=str), file=sys.stderr, flush=True)
         except Exception as exc:  # noqa: BLE001 - one broken workload is reported, the rest still run
             print(f"  {info.id} skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
     report(rows, args)

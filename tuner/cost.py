@@ -2,20 +2,25 @@
 
 No measurement, no TVM: the model counts, per statement, the iterations of its loop nest, the arithmetic
 of its right-hand side (a transcendental call weighs ``TRANSCENDENTAL_WEIGHT`` operations), the bytes it
-touches per iteration (global tensors at full weight, staged ``s``/``l`` scopes cheaper), and the
-loop-control overhead of every loop that is not unrolled. Parallel (``P``/``B``) loops divide the work by
-the cores they can occupy, a vectorised ``V`` loop divides it by the vector lanes it fills. The constants
-are fixed (not read from this machine) so a ranking is the same everywhere for the same program.
+touches per iteration (global tensors at full weight, staged ``s``/``l`` scopes cheaper; an access
+invariant in the innermost loop cheaper, one that strides across it dearer than a contiguous one), and
+the loop-control overhead of every loop that is not unrolled. Loops count as what the lowering makes of
+them on the target (``llvm``: ``verifier.lowering``'s CPU mapping — a ``P`` or block-axis ``B`` loop is
+parallel unless it carries a dependence or sits in a parallel loop, a thread-axis ``B`` such as ``tx`` is
+serial, a ``V`` loop is vectorised unless it carries a dependence): a parallel loop divides the work by
+the cores it can occupy, a vectorised innermost loop by the lanes it fills. The constants are fixed (not
+read from this machine) so a ranking is the same everywhere for the same program.
 
 It is a heuristic to order proposals, never a claim about speed: every accepted step is still measured.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from leir.analysis import item_statements, stmt_reads
-from leir.ast import BinOp, Call, Expr, IfThenElse, Loop, Neg, Paren, Program
+from leir.ast import Assign, BinOp, Call, Expr, IfThenElse, Loop, Neg, Paren, Program, TensorRef, Var
 
 #: Cores a parallel loop can occupy and f32 lanes of one vector register (a common x86 server core).
 CORES = 8
@@ -26,6 +31,11 @@ BYTE_WEIGHT = 0.25
 #: Cost of one iteration of loop control (increment, compare, branch).
 LOOP_OVERHEAD = 1.0
 SCOPE_WEIGHT = {"g": 1.0, "s": 0.5, "l": 0.25, "r": 0.1}
+#: Cost of entering a parallel loop once (waking the thread pool and joining it), in operations.
+PARALLEL_ENTRY = 2000.0
+#: Access weights by stride along the innermost loop: invariant (a register), contiguous, strided.
+INVARIANT_WEIGHT = 0.5
+STRIDED_WEIGHT = 4.0
 DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "u8": 1, "i16": 2, "i32": 4, "i64": 8,
                "bool": 1}
 TRANSCENDENTAL = frozenset({"exp", "log", "tanh", "sqrt", "rsqrt", "sin", "cos", "erf", "pow", "sigmoid",
@@ -58,14 +68,90 @@ def expr_ops(expr: Expr, transcendental: float = TRANSCENDENTAL_WEIGHT) -> float
     return 0.0
 
 
-def _speedup_factors(loops: tuple[Loop, ...]) -> tuple[float, float]:
+@dataclass(frozen=True)
+class _Nest:
+    """The loops enclosing a statement, outermost first, with what the lowering makes of each."""
+
+    loops: tuple[Loop, ...]
+    #: Per loop: ``serial``, ``parallel``, ``vector`` or ``unrolled`` (the honoured kind).
+    kinds: tuple[str, ...]
+    #: Which loop nest this is (block path and variable of each loop): statements of one nest share it.
+    key: tuple[tuple[tuple[int, ...], str], ...]
+
+
+def _honoured(program: Program, nest: list[tuple[Loop, tuple[int, ...]]], target: str,
+              race: Callable[[tuple[int, ...], str], bool]) -> tuple[str, ...]:
+    """What the lowering (``verifier.lowering``'s CPU mapping) runs each loop as.
+
+    On ``llvm``: ``P`` is parallel unless it sits inside a parallel loop (LLVM runs one level); ``B`` is
+    parallel only for block axes (``b<x|y|z>…``) that carry no dependence, thread axes (``tx``…) run
+    serially; ``V`` is vectorised unless an enclosing loop already is. ``P``/``V`` loops are not checked
+    for dependences here: the strategies make them only where none is carried (the lowering's rule), and
+    checking every candidate of every call would cost the policy more than the rest of its ranking.
+    Other targets: ``P``/``B`` parallel and ``V`` vectorised as written.
+    """
+    from leir.gpu_limits import is_block_axis
+
+    kinds: list[str] = []
+    in_parallel = in_vector = False
+    for lp, path in nest:
+        kind = "serial"
+        if lp.kind == "U":
+            kind = "unrolled"
+        elif target != "llvm":
+            kind = {"P": "parallel", "B": "parallel", "V": "vector"}.get(lp.kind, "serial")
+        elif lp.kind == "V":
+            kind = "serial" if in_vector else "vector"
+        elif lp.kind == "P":
+            kind = "serial" if in_parallel else "parallel"
+        elif lp.kind == "B" and is_block_axis(lp.var):
+            kind = "serial" if in_parallel or race(path, lp.var) else "parallel"
+        in_parallel |= kind == "parallel"
+        in_vector |= kind == "vector"
+        kinds.append(kind)
+    return tuple(kinds)
+
+
+def _nests(program: Program, target: str) -> list[tuple[Assign, _Nest]]:
+    """Every statement with its enclosing loops and their honoured kinds (race checks only where a
+    ``P``/``B``/``V`` loop asks for one, and at most once per loop)."""
+    info = None
+    races: dict[tuple[tuple[int, ...], str], bool] = {}
+
+    def race(path: tuple[int, ...], var: str) -> bool:
+        nonlocal info
+        if (path, var) not in races:
+            from leir.analysis import loop_race_reason, program_info
+
+            info = info or program_info(program)
+            races[(path, var)] = loop_race_reason(program, path, var, info) is not None
+        return races[(path, var)]
+
+    out: list[tuple[Assign, _Nest]] = []
+
+    def walk(item, path: tuple[int, ...], nest: list[tuple[Loop, tuple[int, ...]]]) -> None:
+        if isinstance(item, Assign):
+            loops = tuple(lp for lp, _p in nest)
+            key = tuple((p, lp.var) for lp, p in nest)
+            out.append((item, _Nest(loops, _honoured(program, nest, target, race), key)))
+            return
+        inner = nest + [(lp, path) for lp in item.loops]
+        for index, sub in enumerate(item.items):
+            walk(sub, path + (index,), inner)
+
+    for index, block in enumerate(program.body.blocks):
+        walk(block, (index,), [])
+    return out
+
+
+def _speedup_factors(nest: _Nest) -> tuple[float, float]:
     parallel = 1.0
-    for lp in loops:
-        if lp.kind in ("P", "B"):
+    for lp, kind in zip(nest.loops, nest.kinds, strict=True):
+        if kind == "parallel":
             parallel *= lp.extent
     vector = 1.0
-    if loops and loops[-1].kind == "V":
-        vector = float(min(loops[-1].extent, VECTOR_LANES))
+    if nest.loops and nest.kinds[-1] == "vector":
+        vector = float(min(nest.loops[-1].extent, VECTOR_LANES))
     return min(parallel, float(CORES)), vector
 
 
@@ -78,30 +164,77 @@ def _iterations(loops: tuple[Loop, ...]) -> float:
     return iterations
 
 
-def _overhead(loops: tuple[Loop, ...]) -> float:
-    total, trips = 0.0, 1.0
-    for lp in loops:
+def _overhead(nest: _Nest) -> tuple[float, float]:
+    """(loop control, fork-joins): a parallel loop costs a fork-join each time it is entered, so the
+    outermost parallel loop of a nest is the cheapest one to make parallel."""
+    total, forks, trips = 0.0, 0.0, 1.0
+    for lp, kind in zip(nest.loops, nest.kinds, strict=True):
+        if kind == "parallel":
+            forks += trips * PARALLEL_ENTRY
         trips *= lp.extent
-        if lp.kind not in ("U", "V"):
+        if kind not in ("unrolled", "vector"):
             total += trips * LOOP_OVERHEAD
-    return total
+    return total, forks
 
 
-def program_cost(program: Program) -> CostBreakdown:
-    """The modelled cost of running ``program`` once."""
+def _vars(expr: Expr) -> set[str]:
+    if isinstance(expr, Var):
+        return {expr.name}
+    if isinstance(expr, BinOp):
+        return _vars(expr.left) | _vars(expr.right)
+    if isinstance(expr, Paren | Neg):
+        return _vars(expr.inner if isinstance(expr, Paren) else expr.operand)
+    if isinstance(expr, TensorRef):
+        return set().union(*(_vars(i) for i in expr.indices)) if expr.indices else set()
+    return set()
+
+
+def _unit_stride(expr: Expr, var: str) -> bool:
+    """Whether ``expr`` moves by exactly one element per step of ``var`` (``var``, ``x*K+var``, ``var-1``)."""
+    if isinstance(expr, Var):
+        return expr.name == var
+    if isinstance(expr, Paren):
+        return _unit_stride(expr.inner, var)
+    if isinstance(expr, BinOp) and expr.op in ("+", "-"):
+        left, right = var in _vars(expr.left), var in _vars(expr.right)
+        if left and not right:
+            return _unit_stride(expr.left, var)
+        if right and not left:
+            return expr.op == "+" and _unit_stride(expr.right, var)
+    return False
+
+
+def access_weight(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
+    """How dear one access of ``ref`` is, by how it moves along the innermost non-unit loop: invariant
+    (kept in a register), contiguous (a cache line serves many iterations) or strided (a line each)."""
+    inner = next((lp.var for lp in reversed(loops) if lp.extent > 1), None)
+    if inner is None or not ref.indices:
+        return INVARIANT_WEIGHT
+    using = [i for i, idx in enumerate(ref.indices) if inner in _vars(idx)]
+    if not using:
+        return INVARIANT_WEIGHT
+    last = len(ref.indices) - 1
+    if using == [last] and _unit_stride(ref.indices[last], inner):
+        return 1.0
+    return STRIDED_WEIGHT
+
+
+def program_cost(program: Program, target: str = "llvm") -> CostBreakdown:
+    """The modelled cost of running ``program`` once on ``target`` (``llvm``: the CPU loop mapping)."""
     compute = memory = overhead = 0.0
-    for block in program.body.blocks:
-        counted: set[tuple[Loop, ...]] = set()
-        for _path, stmt, loops in item_statements(block):
-            iterations = _iterations(loops)
-            parallel, vector = _speedup_factors(loops)
-            refs = (*stmt_reads(stmt), stmt.target)
-            touched = sum(DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT.get(r.scope, 1.0) for r in refs)
-            compute += iterations * expr_ops(stmt.value) / (parallel * vector)
-            memory += iterations * touched * BYTE_WEIGHT / (parallel * vector)
-            if loops not in counted:  # statements of one nest share its loop control
-                counted.add(loops)
-                overhead += _overhead(loops) / parallel
+    counted: set[tuple] = set()
+    for stmt, nest in _nests(program, target):
+        iterations = _iterations(nest.loops)
+        parallel, vector = _speedup_factors(nest)
+        refs = (*stmt_reads(stmt), stmt.target)
+        touched = sum(DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT.get(r.scope, 1.0)
+                      * access_weight(r, nest.loops) for r in refs)
+        compute += iterations * expr_ops(stmt.value) / (parallel * vector)
+        memory += iterations * touched * BYTE_WEIGHT / (parallel * vector)
+        if nest.key not in counted:  # statements of one nest share its loop control
+            counted.add(nest.key)
+            control, forks = _overhead(nest)
+            overhead += control / parallel + forks
     return CostBreakdown(compute + memory + overhead, compute, memory, overhead)
 
 

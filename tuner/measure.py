@@ -4,6 +4,11 @@
 program, so the state, its parent and the source are built and timed in the same sandbox job on the same
 fresh inputs, and ``speedup_vs_source`` — the search's reward — compares like with like. Acceptance is the
 dataset's rule (``records.verification_json``): ``equal_pass`` for exact steps, ``pass`` for the others.
+
+The warm worker reuses what a child shares with its siblings (``verifier.reuse``: the parent's and the
+source's kernels, the parent's outputs and error bound on the same inputs) — the same verification, less
+work. ``reuse_timings=True`` also reuses the parent's and the source's timings from the first job that
+took them; off by default, because then the reward's denominator is no longer timed beside the candidate.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ class Measurer:
     """Verification plus timing on a warm sandbox pool (``verifier`` is imported only here)."""
 
     def __init__(self, source: Program, *, target: str = "llvm", cache: bool = True, workers: int = 1,
-                 repeats: int = 5, min_repeat_ms: float = 20.0, cache_dir: str | None = None):
+                 repeats: int = 5, min_repeat_ms: float = 20.0, cache_dir: str | None = None,
+                 reuse: bool = True, reuse_timings: bool = False):
         from verifier import cache as cache_mod
         from verifier.sandbox import WorkerPool
         from verifier.verify import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_S, WARM_MODULES
@@ -40,13 +46,19 @@ class Measurer:
         self.target = target
         self.repeats = repeats
         self.min_repeat_ms = min_repeat_ms
+        self.reuse = reuse
+        self.reuse_timings = reuse_timings
         self.pool = WorkerPool(workers, warm_modules=WARM_MODULES, timeout=DEFAULT_TIMEOUT_S,
                                memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB)
         self.cache = cache_mod.ResultCache(cache_dir) if cache else False
         self.count = 0
 
     def settings(self) -> dict[str, Any]:
-        return {"target": self.target, "repeats": self.repeats, "min_repeat_ms": self.min_repeat_ms}
+        settings: dict[str, Any] = {"target": self.target, "repeats": self.repeats,
+                                    "min_repeat_ms": self.min_repeat_ms}
+        if self.reuse_timings:  # only then: runs without it keep the records they always had
+            settings["reuse_timings"] = True
+        return settings
 
     def measure(self, after: Program, before: Program, exactness: Exactness) -> Measurement:
         from verifier.verify import verify
@@ -54,7 +66,8 @@ class Measurer:
         self.count += 1
         result = verify(after, parent=before, source=self.source, target=self.target, time=True,
                         reference="parent", pool=self.pool, cache=self.cache, repeats=self.repeats,
-                        min_repeat_ms=self.min_repeat_ms).to_json()
+                        min_repeat_ms=self.min_repeat_ms, reuse=self.reuse,
+                        reuse_timings=self.reuse_timings).to_json()
         verification = verification_json(result, exactness)
         return Measurement(verification["accepted"], _number(result.get("speedup_vs_source")),
                            _median(result.get("timing")), verification,

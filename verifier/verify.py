@@ -21,7 +21,7 @@ import os
 import re
 import threading
 import time as _time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ import numpy as np
 
 from leir.ast import Program
 from verifier import cache as cache_mod
+from verifier import reuse as reuse_mod
 from verifier.compare import RULE_VERSION, compare_outputs, outputs_bitwise_equal, scaled_allowance
 from verifier.errors import KernelFailure, VerifierError
 from verifier.inputs import fresh_seed, make_inputs
@@ -97,12 +98,11 @@ class _JobSpec:
     notes: list[str] = field(default_factory=list)
     #: Programs with more statement executions are compared with the fixed tolerance (no bound).
     max_bound_iterations: int = INTERPRETER_MAX_ITERATIONS
-
-
-#: Kernels built in this worker, by (canonical program hash, target): a parent verified with many
-#: children is built once per worker.
-_KERNELS: dict[tuple[str, str], Any] = {}
-_KERNEL_CACHE_SIZE = 64
+    #: Reuse kernels, outputs and error bounds this worker already computed (``verifier.reuse``): the
+    #: result is the same bytes either way; ``False`` is the baseline that recomputes everything.
+    reuse: bool = True
+    #: Also reuse timings of the parent and the source taken in earlier jobs on the same inputs.
+    reuse_timings: bool = False
 
 
 def _stage(name: str) -> None:
@@ -112,21 +112,59 @@ def _stage(name: str) -> None:
     print(_STAGE_MARK + name, file=sys.stderr, flush=True)
 
 
-def _kernel(program: Program, target: str) -> tuple[Any, float, bool]:
-    """(kernel, build seconds, reused) — builds once per worker per program and target."""
+def _kernel(program: Program, target: str, reuse: bool = True) -> tuple[Any, float, bool]:
+    """(kernel, build seconds, reused) — with ``reuse``, built once per worker per program and target
+    (``verifier.reuse.KERNELS``); without, built afresh (the baseline ``bench/tune_build.py`` measures)."""
     from leir.program import program_hash
     from verifier.build import build
 
-    key = (program_hash(program), target)
-    if key in _KERNELS:
-        return _KERNELS[key], 0.0, True
     start = _time.perf_counter()
-    kernel = build(program, target=target)
-    seconds = _time.perf_counter() - start
-    if len(_KERNELS) >= _KERNEL_CACHE_SIZE:
-        _KERNELS.pop(next(iter(_KERNELS)))
-    _KERNELS[key] = kernel
-    return kernel, seconds, False
+    if not reuse:
+        return build(program, target=target, cache=False), _time.perf_counter() - start, False
+    kernel, hit = reuse_mod.KERNELS.get_or((program_hash(program), target),
+                                           lambda: build(program, target=target), share=True)
+    return kernel, (0.0 if hit else _time.perf_counter() - start), hit
+
+
+def _outputs(kernel, program: Program, target: str, arrays: Mapping[str, np.ndarray],
+             digest: str | None) -> dict[str, np.ndarray]:
+    """``kernel.run(arrays)``; with a ``digest`` of ``arrays``, memoised per (program, target, inputs)."""
+    if digest is None:
+        return kernel.run(arrays)
+    from leir.program import program_hash
+
+    value, _hit = reuse_mod.OUTPUTS.get_or((program_hash(program), target, digest),
+                                           lambda: kernel.run(arrays))
+    return value
+
+
+def _bound_fn(digest: str | None) -> Callable[[Program, Mapping[str, np.ndarray]], Any] | None:
+    """The error-bound evaluation ``bounded_compare`` uses: memoised per (program, inputs) with a digest."""
+    if digest is None:
+        return None
+    from leir.program import program_hash
+    from verifier.error_bound import program_bound
+
+    def bound(program: Program, arrays: Mapping[str, np.ndarray]):
+        value, _hit = reuse_mod.BOUNDS.get_or((program_hash(program), digest),
+                                              lambda: program_bound(program, arrays).outputs)
+        return value
+
+    return bound
+
+
+def _timed(kernel, program: Program, spec: _JobSpec, arrays: Mapping[str, np.ndarray], digest: str | None,
+           options: Mapping[str, Any]):
+    """``timing.time_kernel``; memoised per (program, target, inputs, options) only with ``reuse_timings``."""
+    from verifier import timing
+
+    if digest is None or not spec.reuse_timings:
+        return timing.time_kernel(kernel, arrays, **options)
+    from leir.program import program_hash
+
+    key = (program_hash(program), spec.target, digest, options["repeats"], options["min_repeat_ms"])
+    value, _hit = reuse_mod.TIMINGS.get_or(key, lambda: timing.time_kernel(kernel, arrays, **options))
+    return value
 
 
 def _err(exc: BaseException) -> str:
@@ -156,12 +194,16 @@ def _trusted_program(spec: _JobSpec, reference, compared_with: str) -> Program:
 def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np.ndarray],
                     expected: Mapping[str, np.ndarray], arrays: Mapping[str, np.ndarray], *,
                     notes: list[str] | None = None,
-                    max_iterations: int = INTERPRETER_MAX_ITERATIONS) -> dict[str, Any]:
+                    max_iterations: int = INTERPRETER_MAX_ITERATIONS,
+                    bound: Callable[[Program, Mapping[str, np.ndarray]], Any] | None = None,
+                    ) -> dict[str, Any]:
     """Compare ``outputs`` (of ``program``) with ``expected`` (computed like ``trusted``) on ``arrays``.
 
     The ``scaled`` tolerance where the error bounds can be evaluated (``verifier.error_bound``): each
     element's allowance adds the bounds of the program under test and of the trusted program, since both
     the kernel and the reference round. Otherwise the ``fixed`` one, with the reason in ``notes``.
+    ``bound(program, arrays)`` gives a program's per-output bounds (default: ``program_bound(...).outputs``;
+    the worker passes a memoised one).
     """
     from leir.program import program_hash
     from verifier.error_bound import program_bound
@@ -182,7 +224,7 @@ def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np
              "fixed per-dtype tolerance used")
     else:
         try:
-            bounds = [program_bound(p, arrays).outputs for p in programs]
+            bounds = [(bound or (lambda q, a: program_bound(q, a).outputs))(p, arrays) for p in programs]
         except Exception as exc:  # noqa: BLE001 - no bound is a weaker check, not a failed verification
             note(f"error bound not evaluated ({_err(exc)}); fixed per-dtype tolerance used")
             bounds = []
@@ -271,7 +313,7 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
 
     _stage("build")
     try:
-        kernel, out["build_seconds"], reused = _kernel(spec.program, spec.target)
+        kernel, out["build_seconds"], reused = _kernel(spec.program, spec.target, spec.reuse)
     except Exception as exc:  # noqa: BLE001
         raise_if_memory_error(exc)
         out.update(outcome=Outcome.BUILD_ERROR.value, error=_err(exc),
@@ -289,6 +331,7 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
     _stage("inputs")
     arrays = make_inputs(spec.program, seed=spec.seed, special_values=spec.special_values, params=params,
                          shapes=spec.shapes)
+    digest = reuse_mod.arrays_digest(arrays) if spec.reuse else None
     _stage("run")
     run_start = _time.perf_counter()
     try:
@@ -303,8 +346,8 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
     if spec.parent is not None:
         _stage("parent")
         try:
-            parent_kernel, _seconds, _reused = _kernel(spec.parent, spec.target)
-            parent_outputs = parent_kernel.run(arrays)
+            parent_kernel, _seconds, _reused = _kernel(spec.parent, spec.target, spec.reuse)
+            parent_outputs = _outputs(parent_kernel, spec.parent, spec.target, arrays, digest)
         except Exception as exc:  # noqa: BLE001
             out["notes"].append(f"the parent could not be built/run, no equal-pass check: {_err(exc)}")
             parent_kernel = None
@@ -334,7 +377,7 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
         _stage("bound")
         trusted = _trusted_program(spec, reference, out.get("reference", ""))
         comparisons = bounded_compare(spec.program, trusted, outputs, expected, arrays, notes=out["notes"],
-                                      max_iterations=spec.max_bound_iterations)
+                                      max_iterations=spec.max_bound_iterations, bound=_bound_fn(digest))
         out["outputs"] = {k: c.to_json() for k, c in comparisons.items()}
         out["max_abs_error"], out["max_rel_error"] = _max_errors(comparisons)
         out["tolerance"], out["max_error_ratio"] = _tolerance_summary(comparisons)
@@ -359,8 +402,9 @@ def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dic
 
     fresh = make_inputs(spec.program, seed=fresh_seed(spec.seed), special_values=False, params=params,
                         shapes=spec.shapes)
+    digest = reuse_mod.arrays_digest(fresh) if spec.reuse else None
     options = {"repeats": spec.repeats, "min_repeat_ms": spec.min_repeat_ms}
-    out["timing"] = timing.time_kernel(kernel, fresh, **options)
+    out["timing"] = _timed(kernel, spec.program, spec, fresh, digest, options)
     # Re-check the binary that was just timed on the same fresh inputs.
     timed_outputs = kernel.run(fresh)
     expected = None
@@ -371,22 +415,23 @@ def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dic
             out["notes"].append(f"reference failed on the timing inputs: {_err(exc)}")
     compared_with = reference.kind if expected is not None and reference is not None else "parent"
     if expected is None and parent_kernel is not None:
-        expected = parent_kernel.run(fresh)
+        expected = _outputs(parent_kernel, spec.parent, spec.target, fresh, digest)
     if expected is not None:
         trusted = _trusted_program(spec, reference, compared_with)
         comparisons = bounded_compare(spec.program, trusted, timed_outputs, expected, fresh,
-                                      notes=out["notes"], max_iterations=spec.max_bound_iterations)
+                                      notes=out["notes"], max_iterations=spec.max_bound_iterations,
+                                      bound=_bound_fn(digest))
         out["timed_output_ok"] = all(c.ok for c in comparisons.values())
         if not out["timed_output_ok"]:
             out["outcome"] = Outcome.FAIL.value
             out["notes"].append("the timed binary's output on the fresh inputs did not match the reference")
     if parent_kernel is not None:
-        out["parent_timing"] = timing.time_kernel(parent_kernel, fresh, **options)
+        out["parent_timing"] = _timed(parent_kernel, spec.parent, spec, fresh, digest, options)
         out["speedup_vs_parent"] = timing.speedup(out["parent_timing"], out["timing"])
     if spec.source is not None:
         try:
-            source_kernel, _s, _r = _kernel(spec.source, spec.target)
-            out["source_timing"] = timing.time_kernel(source_kernel, fresh, **options)
+            source_kernel, _s, _r = _kernel(spec.source, spec.target, spec.reuse)
+            out["source_timing"] = _timed(source_kernel, spec.source, spec, fresh, digest, options)
             out["speedup_vs_source"] = timing.speedup(out["source_timing"], out["timing"])
         except Exception as exc:  # noqa: BLE001
             out["notes"].append(f"the source program could not be timed: {_err(exc)}")
@@ -441,13 +486,17 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
            cache: cache_mod.ResultCache | None | bool = True, pool: WorkerPool | None = None,
            timeout: float | None = None, memory_limit_mb: int | None = None,
            max_interpreter_iterations: int = INTERPRETER_MAX_ITERATIONS,
-           repeats: int = 7, min_repeat_ms: float = 50.0) -> VerificationResult:
+           repeats: int = 7, min_repeat_ms: float = 50.0, reuse: bool = True,
+           reuse_timings: bool = False) -> VerificationResult:
     """Verify ``program`` (a step's after-state) against ``parent`` (its before-state) and a reference.
 
     ``reference``: a ``Reference`` object (e.g. ``TorchSourceReference``), ``"none"``/``"parent"`` to
     compare only with the parent, or ``None`` for the default (the interpreter on the source, parent or
     program itself when small enough, else the parent). ``source`` is the trajectory's first state, used
     for ``speedup_vs_source``. ``cache=True`` uses the default on-disk cache, ``False``/``None`` none.
+    ``reuse``: the worker reuses kernels, outputs and error bounds it already computed for the same
+    (program, target, inputs) — the same result bytes, less work (``verifier.reuse``); ``reuse_timings``
+    also reuses the parent's and the source's timings from earlier jobs on the same inputs.
     """
     from leir.program import program_hash
     from verifier.targets import kind as target_kind
@@ -493,7 +542,8 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     spec = _JobSpec(program=program, parent=parent, source=source, target=target, seed=seed,
                     special_values=special_values, time=time, run=runs, reference=chosen, params=params,
                     shapes={name: t.shape for name, t in info.tensors.items()}, repeats=repeats,
-                    min_repeat_ms=min_repeat_ms, notes=notes, max_bound_iterations=max_interpreter_iterations)
+                    min_repeat_ms=min_repeat_ms, notes=notes, max_bound_iterations=max_interpreter_iterations,
+                    reuse=reuse, reuse_timings=reuse_timings)
     worker_pool = pool or default_pool()
     counters["jobs"] += 1
     job = worker_pool.run(_verify_job, spec, timeout=timeout,

@@ -67,9 +67,13 @@ def test_rule_policy_is_deterministic_and_ranks_by_modelled_gain(layer_norm):
     second = RulePolicy(seed=3).propose(layer_norm.program, SearchContext())
     assert [(p.strategy, p.step.site.key) for p in first] == [(p.strategy, p.step.site.key) for p in second]
     assert len(first) >= 2
-    scores = [p.score for p in first]
+    # the best of each (strategy, block) first, by modelled gain; runners-up after them
+    families = [(p.strategy, p.step.site.key.split("[")[0]) for p in first]
+    leaders = len(set(families))
+    assert len(set(families[:leaders])) == leaders
+    scores = [p.score for p in first[:leaders]]
     assert scores == sorted(scores, reverse=True)
-    assert scores[0] > 0  # unrolling removes modelled loop-control cost
+    assert scores[0] > 0
 
 
 def test_budget_parsing():
