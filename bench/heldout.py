@@ -76,14 +76,18 @@ def shrink_int(value: int, limit: int, factor: int = 1) -> int:
 
 
 def _is_size(value: Any) -> bool:
-    """An int, or a non-empty tuple of ints (bools are not sizes)."""
-    if isinstance(value, tuple):
-        return bool(value) and all(_is_size(v) and not isinstance(v, tuple) for v in value)
+    """An int, or a non-empty tuple or list of ints (bools are not sizes).
+
+    Lists count: whole models take their layer widths as one (``layer_sizes = [16384, 16384]``,
+    ``block_widths = [64, 128, 256]``), and a list left at paper scale is gigabytes of weights.
+    """
+    if isinstance(value, tuple | list):
+        return bool(value) and all(_is_size(v) and not isinstance(v, tuple | list) for v in value)
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def module_constants(source: str) -> dict[str, Any]:
-    """Top-level bindings whose value is an int or a tuple of ints, evaluated in order.
+    """Top-level bindings whose value is an int or a tuple/list of ints, evaluated in order.
 
     ``M = 1024 * 2``, ``height = width = 128`` and ``depth, height, width = 16, 32, 32`` are all read
     (the forms ``leir.frontend.loading.override`` can override); expressions are evaluated with the
@@ -110,7 +114,7 @@ def module_constants(source: str) -> dict[str, Any]:
 def uniform_factor(source: str, target: int = 32) -> int:
     """The power of two that brings the file's largest module-level size to at most ``target``."""
     sizes = [v for value in module_constants(source).values()
-             for v in (value if isinstance(value, tuple) else (value,))]
+             for v in (value if isinstance(value, tuple | list) else (value,))]
     biggest, factor = max(sizes, default=1), 1
     while biggest // factor > target:
         factor *= 2
@@ -123,7 +127,7 @@ def shrunk_sets(source: str, limit: int) -> dict[str, Any]:
     sets: dict[str, Any] = {}
     for name, value in module_constants(source).items():
         new = (shrink_int(value, limit, factor) if isinstance(value, int)
-               else tuple(shrink_int(v, limit, factor) for v in value))
+               else type(value)(shrink_int(v, limit, factor) for v in value))
         if new != value:
             sets[name] = new
     return sets

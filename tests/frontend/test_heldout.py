@@ -78,6 +78,16 @@ def test_retries_also_shrink_mid_sizes():
     assert "kernel_size" not in sets
 
 
+def test_list_sizes_shrink_and_stay_lists():
+    # whole models take their layer widths as a list; --set gives the list back as a list
+    source = "layer_sizes = [16384, 16384]\nrepeats = [3, 4, 23, 3]\nnames = ['a']\nempty = []\n"
+    constants = heldout.module_constants(source)
+    assert "names" not in constants and "empty" not in constants
+    sets = heldout.shrunk_sets(source, 32)
+    assert sets == {"layer_sizes": [32, 32]}  # block counts under 64 stay as written
+    assert heldout.uniform_factor(source) == 512
+
+
 def test_literal_sizes_inside_get_inputs_become_an_input_shape():
     assert heldout.shrunk_input_shapes(SOURCE, 32) == {0: (32, 32, 28, 24)}
 
