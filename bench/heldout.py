@@ -15,7 +15,9 @@ Each ``DIR`` is one level (its name labels the totals). For every ``*.py`` file 
    ``--set`` machinery as ``steptp translate``/``steptp verify`` (``leir.frontend.loading``);
 2. translates the file with the real frontend (``translate_file``) and verifies the program with
    ``verifier.verify`` against ``TorchSourceReference`` (the ``steptp verify --source`` path), no cache;
-3. on any failure other than an unsupported operator, retries with the next, smaller limit.
+3. on any failure other than an unsupported operator, retries with the next, smaller limit; when every
+   shrunk attempt failed to *translate* (a model whose hard-coded widths need the full image),
+   one more attempt keeps the constants as written and each input at its written size, batch of one.
 
 Files run at most ``--jobs`` (default 2) at a time in long-lived worker children (imports stay warm),
 each under ``--timeout`` seconds in all (past it the worker is killed and restarted). One line
@@ -54,6 +56,10 @@ sys.path.insert(0, str(ROOT))
 UNIFORM = 0
 UNIFORM_FLOOR = 8
 LIMITS = {32: 64, 16: 17, 8: 9, UNIFORM: UNIFORM_FLOOR}
+#: One more attempt when every shrunk one failed to translate: the constants as written and each input
+#: at its written size with a batch of one. Whole models that flatten into a hard-coded width
+#: (``nn.Linear(256 * 6 * 6, 4096)``) or pool by a fixed window (``nn.AvgPool2d(7)``) need the full image.
+FULL_INPUTS = -1
 MIN_SHRINK = LIMITS[32]
 #: Share of ``--timeout`` a first attempt may use, so a retry at a smaller size still has time.
 FIRST_SHARE = 0.4
@@ -123,6 +129,8 @@ def uniform_factor(source: str, target: int = 32) -> int:
 
 def shrunk_sets(source: str, limit: int) -> dict[str, Any]:
     """The ``--set`` overrides that bring the file's large constants under ``limit`` (or ``UNIFORM``)."""
+    if limit == FULL_INPUTS:
+        return {}
     factor = uniform_factor(source) if limit == UNIFORM else 1
     sets: dict[str, Any] = {}
     for name, value in module_constants(source).items():
@@ -162,15 +170,21 @@ def shrunk_input_shapes(source: str, limit: int) -> dict[int, tuple[int, ...]]:
         sized = sized or next((a for a in call.args if isinstance(a, ast.Tuple | ast.List)), None)
         nodes = sized.elts if sized is not None else call.args
         floor = LIMITS.get(limit, MIN_SHRINK)
-        if not any(isinstance(n, ast.Constant) and isinstance(n.value, int) and n.value >= floor
-                   for n in nodes):
+        literal_large = any(isinstance(n, ast.Constant) and isinstance(n.value, int) and n.value >= floor
+                            for n in nodes)
+        if limit != FULL_INPUTS and not literal_large:
             continue
         try:
             sizes = [eval(compile(ast.Expression(n), "<size>", "eval"),  # noqa: S307
                           {"__builtins__": {}}, dict(env)) for n in nodes]
         except Exception:  # noqa: BLE001 - a size computed at run time is not ours to rewrite
             continue
-        if all(isinstance(v, int) for v in sizes):
+        if not all(isinstance(v, int) for v in sizes):
+            continue
+        if limit == FULL_INPUTS:
+            if len(sizes) > 1 and sizes[0] > 1:
+                shapes[index] = (1, *sizes[1:])
+        else:
             shapes[index] = tuple(shrink_int(v, limit, factor) for v in sizes)
     return shapes
 
@@ -290,7 +304,10 @@ def run_file(path: Path, timeout: float, worker: _Worker) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     attempts: list[dict[str, Any]] = []
     row: dict[str, Any] = {}
-    for number, limit in enumerate(LIMITS):
+    limits = [*LIMITS, FULL_INPUTS]
+    for number, limit in enumerate(limits):
+        if limit == FULL_INPUTS and any(a["outcome"] != "translate_error" for a in attempts):
+            break  # the full-size attempt is for models no shrinking could run, not for slow or failing ones
         left = deadline - time.monotonic()
         if left < 10:
             break
@@ -373,8 +390,9 @@ def _line(row: dict[str, Any]) -> str:
             f"verified={'yes' if row['verified'] else 'no'} outcome={row.get('outcome')} "
             f"[{sets}] {row.get('seconds', 0)}s")
     if len(row.get("attempts", [])) > 1:  # a pass after a failed size is shown, not hidden
-        text += " attempts: " + ", ".join(f"{'uniform' if a['limit'] == UNIFORM else a['limit']}:"
-                                          f"{a['outcome']}" for a in row["attempts"])
+        names = {UNIFORM: "uniform", FULL_INPUTS: "full"}
+        text += " attempts: " + ", ".join(f"{names.get(a['limit'], a['limit'])}:{a['outcome']}"
+                                          for a in row["attempts"])
     if not row["verified"]:
         message = (row.get("error") or "").replace("\n", " ")
         text += f"\n    {row.get('error_class')}: {message[:300]}"

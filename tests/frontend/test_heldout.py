@@ -88,6 +88,12 @@ def test_list_sizes_shrink_and_stay_lists():
     assert heldout.uniform_factor(source) == 512
 
 
+def test_full_input_attempt_keeps_constants_and_sizes_with_a_batch_of_one():
+    # AlexNet-like: nn.Linear(256 * 6 * 6, ...) needs the 224x224 image; only the batch comes down
+    assert heldout.shrunk_sets(SOURCE, heldout.FULL_INPUTS) == {}
+    assert heldout.shrunk_input_shapes(SOURCE, heldout.FULL_INPUTS) == {0: (1, 256, 224, 96)}
+
+
 def test_literal_sizes_inside_get_inputs_become_an_input_shape():
     assert heldout.shrunk_input_shapes(SOURCE, 32) == {0: (32, 32, 28, 24)}
 
