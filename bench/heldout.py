@@ -15,7 +15,8 @@ Each ``DIR`` is one level (its name labels the totals). For every ``*.py`` file 
    ``--set`` machinery as ``steptp translate``/``steptp verify`` (``leir.frontend.loading``);
 2. translates the file with the real frontend (``translate_file``) and verifies the program with
    ``verifier.verify`` against ``TorchSourceReference`` (the ``steptp verify --source`` path), no cache;
-3. on any failure other than an unsupported operator, retries with the next, smaller limit; when every
+3. on any failure other than an unsupported operator, retries with the next, smaller limit (then the
+   exact retry: every size divided by the power of two they all share, keeping divisibility); when every
    shrunk attempt failed to *translate* (a model whose hard-coded widths need the full image),
    one more attempt keeps the constants as written and each input at its written size, batch of one.
 
@@ -55,7 +56,12 @@ sys.path.insert(0, str(ROOT))
 #: ``out_channels`` applied to a last dimension that a stride-2 transposed convolution makes equal to it).
 UNIFORM = 0
 UNIFORM_FLOOR = 8
-LIMITS = {32: 64, 16: 17, 8: 9, UNIFORM: UNIFORM_FLOOR}
+#: Then ``EXACT``: every size >= 64 divided by the largest power of two that divides all of them (at
+#: most the uniform factor; smaller sizes as written), so each keeps its odd part and its divisibility:
+#: ``assert out_channels % 4 == 0`` with ``groups = 3`` (ShuffleNet: 240 and 480 channels, 480 // 16 = 30
+#: under the uniform retry) survives.
+EXACT = -2
+LIMITS = {32: 64, 16: 17, 8: 9, UNIFORM: UNIFORM_FLOOR, EXACT: 64}
 #: One more attempt when every shrunk one failed to translate: the constants as written and each input
 #: at its written size with a batch of one. Whole models that flatten into a hard-coded width
 #: (``nn.Linear(256 * 6 * 6, 4096)``) or pool by a fixed window (``nn.AvgPool2d(7)``) need the full image.
@@ -74,7 +80,7 @@ def shrink_int(value: int, limit: int, factor: int = 1) -> int:
     """
     if value < LIMITS.get(limit, MIN_SHRINK):
         return value
-    if limit == UNIFORM:
+    if limit in (UNIFORM, EXACT):
         return max(value // factor, 1)
     while value > limit and value % 2 == 0:
         value //= 2
@@ -127,11 +133,26 @@ def uniform_factor(source: str, target: int = 32) -> int:
     return factor
 
 
+def exact_factor(source: str) -> int:
+    """The largest power of two dividing every module-level size >= 64, capped by ``uniform_factor``:
+    dividing by it is exact for every such size."""
+    sizes = [v for value in module_constants(source).values()
+             for v in (value if isinstance(value, tuple | list) else (value,)) if v >= LIMITS[EXACT]]
+    cap, factor = uniform_factor(source), 1
+    while factor < cap and all(v % (factor * 2) == 0 for v in sizes):
+        factor *= 2
+    return factor
+
+
+def _factor(source: str, limit: int) -> int:
+    return uniform_factor(source) if limit == UNIFORM else exact_factor(source) if limit == EXACT else 1
+
+
 def shrunk_sets(source: str, limit: int) -> dict[str, Any]:
     """The ``--set`` overrides that bring the file's large constants under ``limit`` (or ``UNIFORM``)."""
     if limit == FULL_INPUTS:
         return {}
-    factor = uniform_factor(source) if limit == UNIFORM else 1
+    factor = _factor(source, limit)
     sets: dict[str, Any] = {}
     for name, value in module_constants(source).items():
         new = (shrink_int(value, limit, factor) if isinstance(value, int)
@@ -156,7 +177,7 @@ def shrunk_input_shapes(source: str, limit: int) -> dict[int, tuple[int, ...]]:
     if not isinstance(returned, ast.List | ast.Tuple):
         return {}
     env = module_constants(source)
-    factor = uniform_factor(source) if limit == UNIFORM else 1
+    factor = _factor(source, limit)
     assigned = {t.id: n.value for n in ast.walk(func) if isinstance(n, ast.Assign)
                 for t in n.targets if isinstance(t, ast.Name)}
     shapes: dict[int, tuple[int, ...]] = {}
@@ -304,10 +325,13 @@ def run_file(path: Path, timeout: float, worker: _Worker) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     attempts: list[dict[str, Any]] = []
     row: dict[str, Any] = {}
+    source = path.read_text(encoding="utf-8")
     limits = [*LIMITS, FULL_INPUTS]
     for number, limit in enumerate(limits):
         if limit == FULL_INPUTS and any(a["outcome"] != "translate_error" for a in attempts):
             break  # the full-size attempt is for models no shrinking could run, not for slow or failing ones
+        if limit == EXACT and exact_factor(source) in (1, uniform_factor(source)):
+            continue  # nothing exact to divide by, or the same sizes as the uniform attempt
         left = deadline - time.monotonic()
         if left < 10:
             break
@@ -390,7 +414,7 @@ def _line(row: dict[str, Any]) -> str:
             f"verified={'yes' if row['verified'] else 'no'} outcome={row.get('outcome')} "
             f"[{sets}] {row.get('seconds', 0)}s")
     if len(row.get("attempts", [])) > 1:  # a pass after a failed size is shown, not hidden
-        names = {UNIFORM: "uniform", FULL_INPUTS: "full"}
+        names = {UNIFORM: "uniform", EXACT: "exact", FULL_INPUTS: "full"}
         text += " attempts: " + ", ".join(f"{names.get(a['limit'], a['limit'])}:{a['outcome']}"
                                           for a in row["attempts"])
     if not row["verified"]:

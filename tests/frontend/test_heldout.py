@@ -88,6 +88,17 @@ def test_list_sizes_shrink_and_stay_lists():
     assert heldout.uniform_factor(source) == 512
 
 
+def test_exact_retry_keeps_the_odd_part_of_every_size():
+    # ShuffleNet-like: 240 and 480 channels, groups=3, out_channels % 4 == 0; 224 is 32 * 7
+    source = "in_channels = 240\nout_channels = 480\ngroups = 3\nheight = 224\nbatch_size = 10\n"
+    assert heldout.uniform_factor(source) == 16  # 480 // 16 = 30: not a multiple of 4
+    assert heldout.exact_factor(source) == 16  # 240 = 16 * 15 (sizes under 64 do not count)
+    source += "num_classes = 1000\n"  # 8 * 125
+    assert heldout.uniform_factor(source) == 32 and heldout.exact_factor(source) == 8
+    sets = heldout.shrunk_sets(source, heldout.EXACT)
+    assert sets == {"in_channels": 30, "out_channels": 60, "height": 28, "num_classes": 125}
+
+
 def test_full_input_attempt_keeps_constants_and_sizes_with_a_batch_of_one():
     # AlexNet-like: nn.Linear(256 * 6 * 6, ...) needs the 224x224 image; only the batch comes down
     assert heldout.shrunk_sets(SOURCE, heldout.FULL_INPUTS) == {}
