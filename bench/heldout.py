@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import os
 import queue
@@ -274,8 +275,10 @@ class _Worker:
         """
         if self.proc is not None and self.proc.poll() is None:
             return None
+        # its own session, so that closing it also ends the verifier's sandbox processes it started
         self.proc = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
+                                     start_new_session=True)
         ready = self._read_line(WARM_UP_S)
         if (ready or {}).get("ready"):
             return None
@@ -314,8 +317,10 @@ class _Worker:
                 return json.loads(line)
 
     def close(self) -> None:
+        """Kill the child and everything it started (a killed worker left its sandbox pool computing)."""
         if self.proc is not None:
-            self.proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
             self.proc = None
 
