@@ -107,7 +107,11 @@ def module_constants(source: str) -> dict[str, Any]:
     earlier constants only (no builtins), so a file's own arithmetic is honoured and nothing else runs.
     """
     env: dict[str, Any] = {}
-    for node in ast.parse(source).body:
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:  # the file itself does not parse: nothing to shrink, translation says why
+        return env
+    for node in body:
         if not isinstance(node, ast.Assign):
             continue
         try:
@@ -172,7 +176,10 @@ def shrunk_input_shapes(source: str, limit: int) -> dict[int, tuple[int, ...]]:
     """
     from leir.frontend.loading import _factory_call  # the same call ``--input-shape`` rewrites
 
-    tree = ast.parse(source)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
     func = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
     returned = next((n.value for n in ast.walk(func) if isinstance(n, ast.Return)), None) if func else None
     if not isinstance(returned, ast.List | ast.Tuple):

@@ -99,6 +99,11 @@ def test_exact_retry_keeps_the_odd_part_of_every_size():
     assert sets == {"in_channels": 30, "out_channels": 60, "height": 28, "num_classes": 125}
 
 
+def test_a_file_that_does_not_parse_has_nothing_to_shrink():
+    broken = "batch_size = 2048\ndef get_inputs():\n    x = 1\n  return [x]\n"
+    assert heldout.shrunk_sets(broken, 32) == {} and heldout.shrunk_input_shapes(broken, 32) == {}
+
+
 def test_full_input_attempt_keeps_constants_and_sizes_with_a_batch_of_one():
     # AlexNet-like: nn.Linear(256 * 6 * 6, ...) needs the 224x224 image; only the batch comes down
     assert heldout.shrunk_sets(SOURCE, heldout.FULL_INPUTS) == {}
