@@ -15,7 +15,10 @@ Each ``DIR`` is one level (its name labels the totals). For every ``*.py`` file 
    ``--set`` machinery as ``steptp translate``/``steptp verify`` (``leir.frontend.loading``);
 2. translates the file with the real frontend (``translate_file``) and verifies the program with
    ``verifier.verify`` against ``TorchSourceReference`` (the ``steptp verify --source`` path), no cache;
-3. on any failure other than an unsupported operator, retries with the next, smaller limit.
+3. on any failure other than an unsupported operator, retries with the next, smaller limit (then the
+   exact retry: every size divided by the power of two they all share, keeping divisibility); when every
+   shrunk attempt failed to *translate* (a model whose hard-coded widths need the full image),
+   one more attempt keeps the constants as written and each input at its written size, batch of one.
 
 Files run at most ``--jobs`` (default 2) at a time in long-lived worker children (imports stay warm),
 each under ``--timeout`` seconds in all (past it the worker is killed and restarted). One line
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import os
 import queue
@@ -53,7 +57,16 @@ sys.path.insert(0, str(ROOT))
 #: ``out_channels`` applied to a last dimension that a stride-2 transposed convolution makes equal to it).
 UNIFORM = 0
 UNIFORM_FLOOR = 8
-LIMITS = {32: 64, 16: 17, 8: 9, UNIFORM: UNIFORM_FLOOR}
+#: Then ``EXACT``: every size >= 64 divided by the largest power of two that divides all of them (at
+#: most the uniform factor; smaller sizes as written), so each keeps its odd part and its divisibility:
+#: ``assert out_channels % 4 == 0`` with ``groups = 3`` (ShuffleNet: 240 and 480 channels, 480 // 16 = 30
+#: under the uniform retry) survives.
+EXACT = -2
+LIMITS = {32: 64, 16: 17, 8: 9, UNIFORM: UNIFORM_FLOOR, EXACT: 64}
+#: One more attempt when every shrunk one failed to translate: the constants as written and each input
+#: at its written size with a batch of one. Whole models that flatten into a hard-coded width
+#: (``nn.Linear(256 * 6 * 6, 4096)``) or pool by a fixed window (``nn.AvgPool2d(7)``) need the full image.
+FULL_INPUTS = -1
 MIN_SHRINK = LIMITS[32]
 #: Share of ``--timeout`` a first attempt may use, so a retry at a smaller size still has time.
 FIRST_SHARE = 0.4
@@ -68,7 +81,7 @@ def shrink_int(value: int, limit: int, factor: int = 1) -> int:
     """
     if value < LIMITS.get(limit, MIN_SHRINK):
         return value
-    if limit == UNIFORM:
+    if limit in (UNIFORM, EXACT):
         return max(value // factor, 1)
     while value > limit and value % 2 == 0:
         value //= 2
@@ -76,21 +89,29 @@ def shrink_int(value: int, limit: int, factor: int = 1) -> int:
 
 
 def _is_size(value: Any) -> bool:
-    """An int, or a non-empty tuple of ints (bools are not sizes)."""
-    if isinstance(value, tuple):
-        return bool(value) and all(_is_size(v) and not isinstance(v, tuple) for v in value)
+    """An int, or a non-empty tuple or list of ints (bools are not sizes).
+
+    Lists count: whole models take their layer widths as one (``layer_sizes = [16384, 16384]``,
+    ``block_widths = [64, 128, 256]``), and a list left at paper scale is gigabytes of weights.
+    """
+    if isinstance(value, tuple | list):
+        return bool(value) and all(_is_size(v) and not isinstance(v, tuple | list) for v in value)
     return isinstance(value, int) and not isinstance(value, bool)
 
 
 def module_constants(source: str) -> dict[str, Any]:
-    """Top-level bindings whose value is an int or a tuple of ints, evaluated in order.
+    """Top-level bindings whose value is an int or a tuple/list of ints, evaluated in order.
 
     ``M = 1024 * 2``, ``height = width = 128`` and ``depth, height, width = 16, 32, 32`` are all read
     (the forms ``leir.frontend.loading.override`` can override); expressions are evaluated with the
     earlier constants only (no builtins), so a file's own arithmetic is honoured and nothing else runs.
     """
     env: dict[str, Any] = {}
-    for node in ast.parse(source).body:
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:  # the file itself does not parse: nothing to shrink, translation says why
+        return env
+    for node in body:
         if not isinstance(node, ast.Assign):
             continue
         try:
@@ -110,20 +131,37 @@ def module_constants(source: str) -> dict[str, Any]:
 def uniform_factor(source: str, target: int = 32) -> int:
     """The power of two that brings the file's largest module-level size to at most ``target``."""
     sizes = [v for value in module_constants(source).values()
-             for v in (value if isinstance(value, tuple) else (value,))]
+             for v in (value if isinstance(value, tuple | list) else (value,))]
     biggest, factor = max(sizes, default=1), 1
     while biggest // factor > target:
         factor *= 2
     return factor
 
 
+def exact_factor(source: str) -> int:
+    """The largest power of two dividing every module-level size >= 64, capped by ``uniform_factor``:
+    dividing by it is exact for every such size."""
+    sizes = [v for value in module_constants(source).values()
+             for v in (value if isinstance(value, tuple | list) else (value,)) if v >= LIMITS[EXACT]]
+    cap, factor = uniform_factor(source), 1
+    while factor < cap and all(v % (factor * 2) == 0 for v in sizes):
+        factor *= 2
+    return factor
+
+
+def _factor(source: str, limit: int) -> int:
+    return uniform_factor(source) if limit == UNIFORM else exact_factor(source) if limit == EXACT else 1
+
+
 def shrunk_sets(source: str, limit: int) -> dict[str, Any]:
     """The ``--set`` overrides that bring the file's large constants under ``limit`` (or ``UNIFORM``)."""
-    factor = uniform_factor(source) if limit == UNIFORM else 1
+    if limit == FULL_INPUTS:
+        return {}
+    factor = _factor(source, limit)
     sets: dict[str, Any] = {}
     for name, value in module_constants(source).items():
         new = (shrink_int(value, limit, factor) if isinstance(value, int)
-               else tuple(shrink_int(v, limit, factor) for v in value))
+               else type(value)(shrink_int(v, limit, factor) for v in value))
         if new != value:
             sets[name] = new
     return sets
@@ -138,13 +176,16 @@ def shrunk_input_shapes(source: str, limit: int) -> dict[int, tuple[int, ...]]:
     """
     from leir.frontend.loading import _factory_call  # the same call ``--input-shape`` rewrites
 
-    tree = ast.parse(source)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
     func = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
     returned = next((n.value for n in ast.walk(func) if isinstance(n, ast.Return)), None) if func else None
     if not isinstance(returned, ast.List | ast.Tuple):
         return {}
     env = module_constants(source)
-    factor = uniform_factor(source) if limit == UNIFORM else 1
+    factor = _factor(source, limit)
     assigned = {t.id: n.value for n in ast.walk(func) if isinstance(n, ast.Assign)
                 for t in n.targets if isinstance(t, ast.Name)}
     shapes: dict[int, tuple[int, ...]] = {}
@@ -158,15 +199,21 @@ def shrunk_input_shapes(source: str, limit: int) -> dict[int, tuple[int, ...]]:
         sized = sized or next((a for a in call.args if isinstance(a, ast.Tuple | ast.List)), None)
         nodes = sized.elts if sized is not None else call.args
         floor = LIMITS.get(limit, MIN_SHRINK)
-        if not any(isinstance(n, ast.Constant) and isinstance(n.value, int) and n.value >= floor
-                   for n in nodes):
+        literal_large = any(isinstance(n, ast.Constant) and isinstance(n.value, int) and n.value >= floor
+                            for n in nodes)
+        if limit != FULL_INPUTS and not literal_large:
             continue
         try:
             sizes = [eval(compile(ast.Expression(n), "<size>", "eval"),  # noqa: S307
                           {"__builtins__": {}}, dict(env)) for n in nodes]
         except Exception:  # noqa: BLE001 - a size computed at run time is not ours to rewrite
             continue
-        if all(isinstance(v, int) for v in sizes):
+        if not all(isinstance(v, int) for v in sizes):
+            continue
+        if limit == FULL_INPUTS:
+            if len(sizes) > 1 and sizes[0] > 1:
+                shapes[index] = (1, *sizes[1:])
+        else:
             shapes[index] = tuple(shrink_int(v, limit, factor) for v in sizes)
     return shapes
 
@@ -235,8 +282,10 @@ class _Worker:
         """
         if self.proc is not None and self.proc.poll() is None:
             return None
+        # its own session, so that closing it also ends the verifier's sandbox processes it started
         self.proc = subprocess.Popen([sys.executable, __file__, "--serve"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
+                                     start_new_session=True)
         ready = self._read_line(WARM_UP_S)
         if (ready or {}).get("ready"):
             return None
@@ -275,8 +324,10 @@ class _Worker:
                 return json.loads(line)
 
     def close(self) -> None:
+        """Kill the child and everything it started (a killed worker left its sandbox pool computing)."""
         if self.proc is not None:
-            self.proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
             self.proc = None
 
@@ -286,7 +337,13 @@ def run_file(path: Path, timeout: float, worker: _Worker) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     attempts: list[dict[str, Any]] = []
     row: dict[str, Any] = {}
-    for number, limit in enumerate(LIMITS):
+    source = path.read_text(encoding="utf-8")
+    limits = [*LIMITS, FULL_INPUTS]
+    for number, limit in enumerate(limits):
+        if limit == FULL_INPUTS and any(a["outcome"] != "translate_error" for a in attempts):
+            break  # the full-size attempt is for models no shrinking could run, not for slow or failing ones
+        if limit == EXACT and exact_factor(source) in (1, uniform_factor(source)):
+            continue  # nothing exact to divide by, or the same sizes as the uniform attempt
         left = deadline - time.monotonic()
         if left < 10:
             break
@@ -369,8 +426,9 @@ def _line(row: dict[str, Any]) -> str:
             f"verified={'yes' if row['verified'] else 'no'} outcome={row.get('outcome')} "
             f"[{sets}] {row.get('seconds', 0)}s")
     if len(row.get("attempts", [])) > 1:  # a pass after a failed size is shown, not hidden
-        text += " attempts: " + ", ".join(f"{'uniform' if a['limit'] == UNIFORM else a['limit']}:"
-                                          f"{a['outcome']}" for a in row["attempts"])
+        names = {UNIFORM: "uniform", EXACT: "exact", FULL_INPUTS: "full"}
+        text += " attempts: " + ", ".join(f"{names.get(a['limit'], a['limit'])}:{a['outcome']}"
+                                          for a in row["attempts"])
     if not row["verified"]:
         message = (row.get("error") or "").replace("\n", " ")
         text += f"\n    {row.get('error_class')}: {message[:300]}"

@@ -6,7 +6,7 @@ Every ``len/K``-th built-in workload (sorted by level and name; all of them with
 translated at its default shapes and verified against its PyTorch source twice in the same run:
 
 * **fixed** — the per-dtype rtol/atol rule (what verification used before the scaled tolerance; forced
-  here by ``max_interpreter_iterations=0``, which leaves the error bound unevaluated);
+  here by ``max_bound_iterations=0``, which leaves the error bound unevaluated);
 * **scaled** — the per-element rounding-error bound (docs/verification.md).
 
 Then the long-reduction cases that the fixed rule rejects (``LONG``), at the sizes given there. Prints one
@@ -47,7 +47,7 @@ def _one(path: Path, sets: dict, dtype: str, special: bool) -> tuple[str, str, s
         return "untranslated", "untranslated", f"{type(exc).__name__}: {exc}"[:80]
     reference = TorchSourceReference(path, sets, dtype)
     common = dict(reference=reference, params=translation.values, cache=False, special_values=special)
-    fixed = verify(translation.program, max_interpreter_iterations=0, **common)
+    fixed = verify(translation.program, max_bound_iterations=0, **common)
     scaled = verify(translation.program, **common)
     detail = f"rel {scaled.max_rel_error:.2e}" if scaled.max_rel_error is not None else ""
     if scaled.max_error_ratio is not None:

@@ -28,6 +28,12 @@ from leir.ast import Program, statements
 
 #: Interpreting beyond this many statement executions takes too long to be worth it per verification.
 INTERPRETER_MAX_ITERATIONS = 2_000_000
+#: Largest program (statement executions) whose error bound ``verify`` evaluates; above it the fixed
+#: per-dtype tolerance is used. The bound runs vectorised (``verifier.error_bound``): measured 0.35-0.75 us
+#: per statement execution on two shared cores (a conv net of 1.5M to 322M executions), so this costs at
+#: most ~25 s per program, inside the sandbox's 120 s, and gives whole models (a ResNet-18 shrunk to a
+#: 7x7 image is 24M) the computation-scaled tolerance instead of a fixed one their reductions exceed.
+BOUND_MAX_ITERATIONS = 32_000_000
 
 
 @runtime_checkable

@@ -34,6 +34,7 @@ from verifier.compare import RULE_VERSION, compare_outputs, outputs_bitwise_equa
 from verifier.errors import KernelFailure, VerifierError
 from verifier.inputs import fresh_seed, make_inputs
 from verifier.reference import (
+    BOUND_MAX_ITERATIONS,
     INTERPRETER_MAX_ITERATIONS,
     InterpreterReference,
     Reference,
@@ -97,7 +98,7 @@ class _JobSpec:
     min_repeat_ms: float = 50.0
     notes: list[str] = field(default_factory=list)
     #: Programs with more statement executions are compared with the fixed tolerance (no bound).
-    max_bound_iterations: int = INTERPRETER_MAX_ITERATIONS
+    max_bound_iterations: int = BOUND_MAX_ITERATIONS
     #: Reuse kernels, outputs and error bounds this worker already computed (``verifier.reuse``): the
     #: result is the same bytes either way; ``False`` is the baseline that recomputes everything.
     reuse: bool = True
@@ -194,7 +195,7 @@ def _trusted_program(spec: _JobSpec, reference, compared_with: str) -> Program:
 def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np.ndarray],
                     expected: Mapping[str, np.ndarray], arrays: Mapping[str, np.ndarray], *,
                     notes: list[str] | None = None,
-                    max_iterations: int = INTERPRETER_MAX_ITERATIONS,
+                    max_iterations: int = BOUND_MAX_ITERATIONS,
                     bound: Callable[[Program, Mapping[str, np.ndarray]], Any] | None = None,
                     ) -> dict[str, Any]:
     """Compare ``outputs`` (of ``program``) with ``expected`` (computed like ``trusted``) on ``arrays``.
@@ -486,6 +487,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
            cache: cache_mod.ResultCache | None | bool = True, pool: WorkerPool | None = None,
            timeout: float | None = None, memory_limit_mb: int | None = None,
            max_interpreter_iterations: int = INTERPRETER_MAX_ITERATIONS,
+           max_bound_iterations: int = BOUND_MAX_ITERATIONS,
            repeats: int = 7, min_repeat_ms: float = 50.0, reuse: bool = True,
            reuse_timings: bool = False) -> VerificationResult:
     """Verify ``program`` (a step's after-state) against ``parent`` (its before-state) and a reference.
@@ -497,6 +499,8 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     ``reuse``: the worker reuses kernels, outputs and error bounds it already computed for the same
     (program, target, inputs) — the same result bytes, less work (``verifier.reuse``); ``reuse_timings``
     also reuses the parent's and the source's timings from earlier jobs on the same inputs.
+    ``max_interpreter_iterations`` caps the interpreter as a reference, ``max_bound_iterations`` the
+    error bound (above it: the fixed per-dtype tolerance; ``0`` forces the fixed one).
     """
     from leir.program import program_hash
     from verifier.targets import kind as target_kind
@@ -510,7 +514,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     chosen = _choose_reference(program, parent, source, reference, notes, max_interpreter_iterations)
     params = {k: np.asarray(v) for k, v in (params or {}).items()}
     reference_id = chosen.identity() if chosen is not None else ("parent" if parent is not None else "none")
-    reference_id += f"|compare={RULE_VERSION}"
+    reference_id += f"|compare={RULE_VERSION}|bound<={max_bound_iterations}"
     if source is not None and time:
         reference_id += f"|source={program_hash(source)}"
     if cache is True:
@@ -542,7 +546,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     spec = _JobSpec(program=program, parent=parent, source=source, target=target, seed=seed,
                     special_values=special_values, time=time, run=runs, reference=chosen, params=params,
                     shapes={name: t.shape for name, t in info.tensors.items()}, repeats=repeats,
-                    min_repeat_ms=min_repeat_ms, notes=notes, max_bound_iterations=max_interpreter_iterations,
+                    min_repeat_ms=min_repeat_ms, notes=notes, max_bound_iterations=max_bound_iterations,
                     reuse=reuse, reuse_timings=reuse_timings)
     worker_pool = pool or default_pool()
     counters["jobs"] += 1

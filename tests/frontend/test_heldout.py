@@ -78,6 +78,38 @@ def test_retries_also_shrink_mid_sizes():
     assert "kernel_size" not in sets
 
 
+def test_list_sizes_shrink_and_stay_lists():
+    # whole models take their layer widths as a list; --set gives the list back as a list
+    source = "layer_sizes = [16384, 16384]\nrepeats = [3, 4, 23, 3]\nnames = ['a']\nempty = []\n"
+    constants = heldout.module_constants(source)
+    assert "names" not in constants and "empty" not in constants
+    sets = heldout.shrunk_sets(source, 32)
+    assert sets == {"layer_sizes": [32, 32]}  # block counts under 64 stay as written
+    assert heldout.uniform_factor(source) == 512
+
+
+def test_exact_retry_keeps_the_odd_part_of_every_size():
+    # ShuffleNet-like: 240 and 480 channels, groups=3, out_channels % 4 == 0; 224 is 32 * 7
+    source = "in_channels = 240\nout_channels = 480\ngroups = 3\nheight = 224\nbatch_size = 10\n"
+    assert heldout.uniform_factor(source) == 16  # 480 // 16 = 30: not a multiple of 4
+    assert heldout.exact_factor(source) == 16  # 240 = 16 * 15 (sizes under 64 do not count)
+    source += "num_classes = 1000\n"  # 8 * 125
+    assert heldout.uniform_factor(source) == 32 and heldout.exact_factor(source) == 8
+    sets = heldout.shrunk_sets(source, heldout.EXACT)
+    assert sets == {"in_channels": 30, "out_channels": 60, "height": 28, "num_classes": 125}
+
+
+def test_a_file_that_does_not_parse_has_nothing_to_shrink():
+    broken = "batch_size = 2048\ndef get_inputs():\n    x = 1\n  return [x]\n"
+    assert heldout.shrunk_sets(broken, 32) == {} and heldout.shrunk_input_shapes(broken, 32) == {}
+
+
+def test_full_input_attempt_keeps_constants_and_sizes_with_a_batch_of_one():
+    # AlexNet-like: nn.Linear(256 * 6 * 6, ...) needs the 224x224 image; only the batch comes down
+    assert heldout.shrunk_sets(SOURCE, heldout.FULL_INPUTS) == {}
+    assert heldout.shrunk_input_shapes(SOURCE, heldout.FULL_INPUTS) == {0: (1, 256, 224, 96)}
+
+
 def test_literal_sizes_inside_get_inputs_become_an_input_shape():
     assert heldout.shrunk_input_shapes(SOURCE, 32) == {0: (32, 32, 28, 24)}
 

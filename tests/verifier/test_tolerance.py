@@ -66,6 +66,19 @@ def test_long_dot_products_pass():
     _scaled_pass(result)
 
 
+def test_the_bound_has_its_own_budget_above_the_interpreters():
+    """4.2M statement executions: too many to interpret as a reference, few enough for the bound."""
+    from verifier.reference import BOUND_MAX_ITERATIONS, INTERPRETER_MAX_ITERATIONS, iteration_count
+
+    sets = {"M": 8, "K": 65536, "N": 8}
+    executions = iteration_count(_translated("matmul", sets).program)
+    assert INTERPRETER_MAX_ITERATIONS < executions <= BOUND_MAX_ITERATIONS
+    _scaled_pass(_verify_against_torch("matmul", sets))
+    fixed = _verify_against_torch("matmul", sets, max_bound_iterations=0)
+    assert fixed.tolerance == "fixed"
+    assert any("error bound not evaluated" in note for note in fixed.notes)
+
+
 def test_softmax_over_a_long_row_passes():
     result = _verify_against_torch("softmax", {"BATCH": 2, "DIM": 65536})
     _scaled_pass(result)
