@@ -90,6 +90,9 @@ class JobResult:
     #: Jobs the worker had already run before this one (0: a freshly started, cold worker).
     worker_jobs_before: int = 0
     notes: list[str] = field(default_factory=list)
+    #: False when no worker could be started: the outcome says nothing about the job itself (the
+    #: machine, the environment or the caller's ``__main__`` guard failed), so it must not be cached.
+    worker_started: bool = True
 
     @property
     def ok(self) -> bool:
@@ -508,7 +511,7 @@ class WorkerPool:
         match = re.search(r"exit (-?\d+)", str(exc))
         exitcode = int(match.group(1)) if match else None
         return JobResult(status, error=f"no sandbox worker: {exc}", signal=_signal_name(exitcode),
-                         exitcode=exitcode)
+                         exitcode=exitcode, worker_started=False)
 
     def close(self) -> None:
         with self._lock:

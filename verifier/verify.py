@@ -553,7 +553,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     job = worker_pool.run(_verify_job, spec, timeout=timeout,
                           memory_limit_mb=memory_limit_mb if memory_limit_mb is not None else True)
     result = _to_result(job, base, notes, chosen, parent)
-    if result_cache is not None:
+    if result_cache is not None and job.worker_started:  # a worker that never started judged nothing
         result_cache.put(key, result)
     return result
 

@@ -271,3 +271,25 @@ def test_leir_worker_killed_mid_run_is_a_crash_outcome_and_verification_carries_
     assert result.outcome is Outcome.CRASH
     assert "SIGKILL" in result.error
     _pool_still_verifies(tvm_pool)
+
+
+def test_verify_does_not_cache_a_worker_that_never_started(tmp_path, monkeypatch):
+    """A start failure judges the environment, not the program: the next verify must run for real."""
+    from leir.program import load_program
+    from verifier.cache import ResultCache
+    from verifier.verify import verify
+
+    (tmp_path / "steptp_test_dies_on_import.py").write_text("import os\nos._exit(3)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    program = load_program("input A: f32[4]\noutput C: f32[4]\n---\n"
+                           "L^{4}_{i=0}[C^{f32,g}_{i}=A^{f32,g}_{i}+1;];")
+    cache = ResultCache(tmp_path / "cache")
+    with WorkerPool(1, warm_modules=("steptp_test_dies_on_import",), startup_timeout=60,
+                    replace_dead=False) as broken:
+        failed = verify(program, cache=cache, pool=broken)
+    assert failed.outcome.value == "crash" and "no sandbox worker" in (failed.error or "")
+    assert len(cache) == 0
+    with WorkerPool(1) as working:
+        again = verify(program, cache=cache, pool=working)
+    assert again.outcome.value == "pass" and not again.cache_hit
+    assert len(cache) == 1
