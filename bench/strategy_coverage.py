@@ -89,13 +89,17 @@ def verify_record(record: dict[str, Any]) -> tuple[bool, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("steps", type=Path, help="records from `steptp generate --no-verify`")
+    parser.add_argument("steps", type=Path, nargs="?",
+                        help="records of `steptp generate --no-verify` (bare, as in make bench: a no-op)")
     parser.add_argument("--per-strategy", type=int, default=25)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also write the table as JSON here")
     parser.add_argument("--numbers", help="only these catalogue numbers, e.g. 1-23 or 24-35,41")
     args = parser.parse_args()
+    if args.steps is None:
+        print("strategy_coverage: give the records of a `steptp generate --no-verify` run (see --help)")
+        return 0
 
     by_strategy = read_applied(args.steps)
     if args.numbers:
