@@ -63,17 +63,10 @@ def shapes_at(info, t: float) -> dict[str, int]:
 
 
 def eager_ms(info, sets: dict[str, int]) -> float:
-    """Eager forward time (ms per call) at ``sets``, measured here with the verifier's protocol."""
-    import torch
+    """Eager forward time (ms per call) at ``sets``, timed in a sandbox worker as the final check times it."""
+    from tuner.eager import eager_ms as probe
 
-    from leir.frontend.reference import TorchReference
-    from verifier.timing import time_callable
-
-    ref = TorchReference(info.path, sets)
-    args = ref.forward_args(ref.inputs())
-    with torch.no_grad():
-        stats = time_callable(lambda: ref.model(*args), repeats=3, min_repeat_ms=10.0)
-    return stats.median * 1e3
+    return probe(info.path, sets)
 
 
 def choose_shapes(info, floor_ms: float) -> tuple[dict[str, int], float, float]:
