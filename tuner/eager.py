@@ -19,17 +19,13 @@ PROBE_MIN_REPEAT_MS = 10.0
 
 
 def eager_ms_job(path: str, sets: Mapping[str, Any]) -> float:
-    """The job itself (runs in the worker): median ms per forward call of the file's model at ``sets``."""
-    import torch
+    """The job itself (runs in the worker): median ms per forward call of the file's model at ``sets``,
+    timed by ``TorchSourceReference.time_eager``, the final check's own eager timing."""
+    from verifier.reference import TorchSourceReference
 
-    from leir.frontend.reference import TorchReference
-    from verifier.timing import time_callable
-
-    ref = TorchReference(path, dict(sets))
-    args = ref.forward_args(ref.inputs())
-    with torch.no_grad():
-        stats = time_callable(lambda: ref.model(*args), repeats=PROBE_REPEATS,
-                              min_repeat_ms=PROBE_MIN_REPEAT_MS)
+    reference = TorchSourceReference(path, sets)
+    stats, _ = reference.time_eager(reference.inputs(), repeats=PROBE_REPEATS,
+                                    min_repeat_ms=PROBE_MIN_REPEAT_MS)
     return float(stats.median * 1e3)
 
 

@@ -132,6 +132,10 @@ class TorchSourceReference:
     def params(self) -> dict[str, np.ndarray] | None:
         return self._torch().params()
 
+    def inputs(self) -> dict[str, np.ndarray]:
+        """The file's own ``get_inputs()`` values by LEIR name (what ``time_eager`` can be given)."""
+        return self._torch().inputs()
+
     def time_eager(self, arrays: Mapping[str, np.ndarray], **options: Any):
         """Time the eager module's forward on ``arrays`` with ``verifier.timing``'s protocol.
 
