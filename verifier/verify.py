@@ -122,8 +122,9 @@ def _kernel(program: Program, target: str, reuse: bool = True) -> tuple[Any, flo
     start = _time.perf_counter()
     if not reuse:
         return build(program, target=target, cache=False), _time.perf_counter() - start, False
+    # build's own in-process cache stays out of it: one table (reuse.KERNELS) holds the worker's kernels
     kernel, hit = reuse_mod.KERNELS.get_or((program_hash(program), target),
-                                           lambda: build(program, target=target), share=True)
+                                           lambda: build(program, target=target, cache=False), share=True)
     return kernel, (0.0 if hit else _time.perf_counter() - start), hit
 
 
