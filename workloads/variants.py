@@ -17,6 +17,7 @@ Torch-free: only the metadata is read.
 
 from __future__ import annotations
 
+import math
 import random
 
 from workloads.registry import WorkloadInfo
@@ -86,7 +87,11 @@ def scaled_shapes(info: WorkloadInfo, t: float) -> dict[str, int]:
     """The sizes ``t`` of the way (geometrically, 0..1) from ``default_shapes`` to ``paper_shapes``.
 
     Used where timing must be meaningful against PyTorch eager (its per-call overhead dominates at the
-    tiny defaults): ``bench/tune.py`` and ``steptp evaluate-multi --shape-t``. Integer sizes only.
+    tiny defaults): ``bench/tune.py`` and ``steptp evaluate-multi --shape-t``. Integer sizes only, each
+    rounded to the nearest multiple of ``gcd(default, paper)``: a point between two sizes that are both
+    multiples of 32 is one too, so every divisibility the declared sizes share (groups, heads, the vector
+    widths a tuned kernel splits by) holds at every point — a raw geometric point (627 = 3·11·19 between
+    96 and 4,096) would leave a search no vector-width split.
     """
     if not 0.0 <= t <= 1.0:
         raise ValueError(f"t must be in [0, 1], got {t}")
@@ -94,5 +99,6 @@ def scaled_shapes(info: WorkloadInfo, t: float) -> dict[str, int]:
     for key, paper in info.paper_shapes.items():
         default = info.default_shapes.get(key)
         if isinstance(paper, int) and isinstance(default, int) and default > 0 and paper > 0:
-            sets[key] = max(1, round(default * (paper / default) ** t))
+            unit = math.gcd(default, paper)
+            sets[key] = max(unit, unit * round(default * (paper / default) ** t / unit))
     return sets

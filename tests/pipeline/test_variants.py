@@ -66,3 +66,23 @@ def test_malformed_size_ranges_are_refused(tmp_path, ranges, message):
     (level / "softmax.py").write_text(bad)
     with pytest.raises(WorkloadError, match=message):
         read_metadata(level / "softmax.py")
+
+
+def test_scaled_shapes_keep_every_divisibility_the_two_declared_sizes_share():
+    from math import gcd
+
+    from workloads.registry import list_workloads
+    from workloads.variants import scaled_shapes
+
+    linear = get_workload("level1/linear")  # 96 -> 4,096 outputs: a raw geometric midpoint is 627
+    assert scaled_shapes(linear, 0.5)["OUT_FEATURES"] % 32 == 0
+    assert scaled_shapes(linear, 0.0) == {k: linear.default_shapes[k] for k in linear.paper_shapes}
+    assert scaled_shapes(linear, 1.0) == linear.paper_shapes
+    for info in list_workloads():
+        for t in (0.25, 0.5, 0.75):
+            for key, size in scaled_shapes(info, t).items():
+                default, paper = info.default_shapes[key], info.paper_shapes[key]
+                assert size % gcd(default, paper) == 0, (info.id, key, t)
+                assert min(default, paper) - gcd(default, paper) < size <= max(default, paper), (info.id, key)
+    with pytest.raises(ValueError):
+        scaled_shapes(linear, 1.5)
