@@ -7,7 +7,8 @@ invariant in the innermost loop cheaper, one that strides across it dearer than 
 the loop-control overhead of every loop that is not unrolled. Loops count as what the lowering makes of
 them on the target (``llvm``: ``verifier.lowering``'s CPU mapping — a ``P`` or block-axis ``B`` loop is
 parallel unless it carries a dependence or sits in a parallel loop, a thread-axis ``B`` such as ``tx`` is
-serial, a ``V`` loop is vectorised unless it carries a dependence): a parallel loop divides the work by
+serial, a ``V`` loop is vectorised unless it carries a dependence, and LLVM vectorises a serial innermost
+loop by itself when it carries no dependence and moves contiguously): a parallel loop divides the work by
 the cores it can occupy, a vectorised innermost loop by the lanes it fills. The constants are fixed (not
 read from this machine) so a ranking is the same everywhere for the same program.
 
@@ -50,6 +51,12 @@ class CostBreakdown:
     compute: float
     memory: float
     overhead: float
+    #: Modelled cost per top-level block (index -> cost): where a program spends its time.
+    blocks: tuple[tuple[int, float], ...] = ()
+
+    def share(self, block: int) -> float:
+        """The fraction of the total spent in top-level block ``block``."""
+        return dict(self.blocks).get(block, 0.0) / self.total if self.total else 0.0
 
 
 def expr_ops(expr: Expr, transcendental: float = TRANSCENDENTAL_WEIGHT) -> float:
@@ -77,6 +84,8 @@ class _Nest:
     kinds: tuple[str, ...]
     #: Which loop nest this is (block path and variable of each loop): statements of one nest share it.
     key: tuple[tuple[tuple[int, ...], str], ...]
+    #: The top-level block the statement is in.
+    block: int = 0
 
 
 def _honoured(program: Program, nest: list[tuple[Loop, tuple[int, ...]]], target: str,
@@ -133,7 +142,7 @@ def _nests(program: Program, target: str) -> list[tuple[Assign, _Nest]]:
         if isinstance(item, Assign):
             loops = tuple(lp for lp, _p in nest)
             key = tuple((p, lp.var) for lp, p in nest)
-            out.append((item, _Nest(loops, _honoured(program, nest, target, race), key)))
+            out.append((item, _Nest(loops, _honoured(program, nest, target, race), key, path[0])))
             return
         inner = nest + [(lp, path) for lp in item.loops]
         for index, sub in enumerate(item.items):
@@ -219,23 +228,80 @@ def access_weight(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
     return STRIDED_WEIGHT
 
 
+def _has_call(expr: Expr) -> bool:
+    if isinstance(expr, Call):
+        return True
+    if isinstance(expr, BinOp):
+        return _has_call(expr.left) or _has_call(expr.right)
+    if isinstance(expr, Paren | Neg):
+        return _has_call(expr.inner if isinstance(expr, Paren) else expr.operand)
+    if isinstance(expr, IfThenElse):
+        return _has_call(expr.then) or _has_call(expr.otherwise)
+    return False
+
+
+def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...]) -> bool:
+    """Whether LLVM's loop vectoriser takes the serial innermost loop around ``stmt`` by itself.
+
+    It does when the loop carries no dependence and every access moves contiguously or not at all:
+    the target is indexed by the loop variable with unit stride in its last index (so the loop is no
+    reduction into one element — LLVM keeps float sums in order), every read of the target tensor is
+    the target element itself (no recurrence such as ``C[i] = C[i-1] + …``), every other read is
+    contiguous or invariant, and no call is made (a ``expf`` call is not vectorised without a vector
+    math library). The source programs' matmuls fail the first test; after a reorder that puts a
+    spatial loop innermost they pass, which is where most of a CPU kernel's speedup comes from.
+    """
+    inner = loops[-1].var
+    target = stmt.target
+    if not target.indices or inner not in _vars(target.indices[-1]) or access_weight(target, loops) != 1.0:
+        return False
+    if any(inner in _vars(i) for i in target.indices[:-1]) or _has_call(stmt.value):
+        return False
+    for ref in stmt_reads(stmt):
+        if ref.name == target.name:
+            if ref.indices != target.indices:
+                return False
+        elif access_weight(ref, loops) == STRIDED_WEIGHT:
+            return False
+    return True
+
+
+def _with_auto_vector(nests: list[tuple[Assign, _Nest]], target: str) -> list[tuple[Assign, _Nest]]:
+    """``nests`` with the innermost serial loop of each nest marked ``vector`` where LLVM vectorises it
+    by itself (``_auto_vectorisable`` holds for every statement directly under it)."""
+    if target != "llvm":
+        return nests
+    able: dict[tuple, bool] = {}
+    for stmt, nest in nests:
+        if nest.loops and nest.kinds[-1] == "serial" and nest.loops[-1].extent >= 2 \
+                and "vector" not in nest.kinds:
+            able[nest.key] = able.get(nest.key, True) and _auto_vectorisable(stmt, nest.loops)
+    return [(stmt, _Nest(nest.loops, (*nest.kinds[:-1], "vector"), nest.key, nest.block)
+             if able.get(nest.key) else nest) for stmt, nest in nests]
+
+
 def program_cost(program: Program, target: str = "llvm") -> CostBreakdown:
     """The modelled cost of running ``program`` once on ``target`` (``llvm``: the CPU loop mapping)."""
     compute = memory = overhead = 0.0
     counted: set[tuple] = set()
-    for stmt, nest in _nests(program, target):
+    blocks: dict[int, float] = {}
+    for stmt, nest in _with_auto_vector(_nests(program, target), target):
         iterations = _iterations(nest.loops)
         parallel, vector = _speedup_factors(nest)
         refs = (*stmt_reads(stmt), stmt.target)
         touched = sum(DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT.get(r.scope, 1.0)
                       * access_weight(r, nest.loops) for r in refs)
-        compute += iterations * expr_ops(stmt.value) / (parallel * vector)
-        memory += iterations * touched * BYTE_WEIGHT / (parallel * vector)
+        own = iterations * expr_ops(stmt.value) / (parallel * vector)
+        moved = iterations * touched * BYTE_WEIGHT / (parallel * vector)
+        control = 0.0
         if nest.key not in counted:  # statements of one nest share its loop control
             counted.add(nest.key)
-            control, forks = _overhead(nest)
-            overhead += control / parallel + forks
-    return CostBreakdown(compute + memory + overhead, compute, memory, overhead)
+            loops, forks = _overhead(nest)
+            control = loops / parallel + forks
+        compute, memory, overhead = compute + own, memory + moved, overhead + control
+        blocks[nest.block] = blocks.get(nest.block, 0.0) + own + moved + control
+    return CostBreakdown(compute + memory + overhead, compute, memory, overhead,
+                         tuple(sorted(blocks.items())))
 
 
 def program_flops(program: Program) -> float:
