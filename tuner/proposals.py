@@ -25,6 +25,10 @@ class Proposal:
     failure: dict[str, str] | None = None
     raw: str | None = None
     origin: str = "rule"
+    #: The policy ranked it by a follow-up step it enables (a layout change that lets a reorder make an
+    #: operand contiguous), not by what it saves alone: the search measures that follow-up at once, since
+    #: by its own timing the step may be slower and a beam would drop it before the follow-up is tried.
+    enables: bool = False
 
     @property
     def ok(self) -> bool:
@@ -39,6 +43,8 @@ class Proposal:
             data["failure"] = dict(self.failure)
         if self.raw is not None:
             data["raw"] = self.raw
+        if self.enables:
+            data["enables"] = True
         return data
 
 

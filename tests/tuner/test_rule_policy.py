@@ -44,16 +44,36 @@ def test_strided_access_along_the_innermost_loop_is_dearer_than_contiguous():
     # the same product with a innermost: D and C move contiguously, A is invariant
     reordered = HEAD + ("B^{64}_{tx=0}L^{128}_{c=0}L^{96}_{a=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}"
                         "+A^{f32,g}_{tx,c}*D^{f32,g}_{c,a};];")
-    assert _cost(reordered) < _cost(MATMUL)
+    assert _cost(reordered) < _cost(MATMUL) / 4  # and LLVM vectorises the contiguous loop by itself
     vectorised = reordered.replace("L^{96}_{a=0}", "V^{96}_{a=0}")
-    assert _cost(vectorised) < _cost(reordered)
+    assert _cost(vectorised) == _cost(reordered)  # so marking it V saves nothing more
+    strided = reordered.replace("D^{f32,g}_{c,a}", "D^{f32,g}_{a,c}").replace("f32[128, 96]", "f32[96, 128]")
+    assert _cost(strided) > _cost(reordered) * 4  # a stride along a: neither contiguous nor vectorised
 
 
-def test_rule_policy_makes_the_serial_outer_loop_parallel_first():
+def test_llvm_vectorises_only_dependence_free_contiguous_call_free_inner_loops():
+    head = "input A: f32[64]\noutput C: f32[64]\n---\n"
+    plain = head + "L^{64}_{a=0}[C^{f32,g}_{a}=A^{f32,g}_{a}*2;];"
+    serial = {
+        "a call": plain.replace("A^{f32,g}_{a}*2", "exp(A^{f32,g}_{a})"),
+        "a recurrence": head + "L^{63}_{a=0}[C^{f32,g}_{a+1}=C^{f32,g}_{a}+A^{f32,g}_{a};];",
+        "a reduction": head.replace("C: f32[64]", "C: f32[1]") + "L^{64}_{a=0}[C^{f32,g}_{0}=C^{f32,g}_{0}+A^{f32,g}_{a};];",
+    }
+    assert _cost(plain) == _cost(plain.replace("L^{64}", "V^{64}"))  # vectorised whether marked V or not
+    for why, text in serial.items():
+        # LLVM leaves the loop scalar, so marking it V (which a strategy does only where it is legal) is
+        # what vectorises it
+        assert _cost(text.replace("L^{6", "V^{6")) < _cost(text) / 2, why
+
+
+def test_rule_policy_ranks_the_contiguous_reorder_and_the_parallel_loop_first():
     proposals = RulePolicy(seed=0).propose(load_program(MATMUL), SearchContext())
-    assert proposals[0].strategy == "loop_parallelization"
-    assert "P^{96}_{a=0}" in canonical(proposals[0].step.after.body)
-    assert proposals[0].score > 0.4
+    # a innermost: D and C contiguous, so LLVM vectorises it; then the serial loop a made parallel
+    assert proposals[0].strategy == "loop_reorder" and proposals[0].step.site.key == "0[inner=c,outer=a]"
+    assert proposals[1].strategy == "loop_parallelization"
+    assert "P^{96}_{a=0}" in canonical(proposals[1].step.after.body)
+    assert proposals[1].score > 0.4
+    assert not any(p.enables for p in proposals)  # the reorder needs no enabling step here
     # a thread-axis binding runs serially here: modelled as no gain, behind every step that gains
     bindings = [p for p in proposals if p.strategy == "loop_binding" and "t" in str(p.step.params)]
     assert all(p.score <= 0.0 for p in bindings)
@@ -73,15 +93,42 @@ def test_spread_puts_one_step_per_strategy_and_block_first():
 
 
 def test_a_split_is_scored_by_the_vector_loop_it_enables():
-    # a contiguous innermost loop of 64: too long for one vector loop, vectorisable after a split
+    # exp() keeps LLVM from vectorising the loop by itself, and 64 is too long for one V loop
     text = """input A: f32[32, 64]
 output C: f32[32, 64]
 ---
-B^{32}_{tx=0}L^{64}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*2;];"""
+B^{32}_{tx=0}L^{64}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a});];"""
     proposals = RulePolicy(seed=0).propose(load_program(text), SearchContext())
     splits = [p for p in proposals if p.strategy == "loop_split"]
     assert not any(p.strategy == "loop_vectorization" for p in proposals)  # not possible in one step
     best = max(splits, key=lambda p: p.score)
     assert best.step.params["factor"] == 16  # the widest vector loop, added even if sampling missed it
-    assert best.score > 0.3 and "vector loop" in best.rationale
+    assert best.score > 0.3 and "enables" in best.rationale and best.enables
     assert all(p.score < best.score for p in splits if p.step.params["factor"] < 8)  # fewer lanes filled
+
+
+LINEAR = """input A: f32[48, 256]
+param D: f32[320, 256]
+output C: f32[48, 320]
+---
+B^{48}_{tx=0}L^{320}_{a=0}L^{256}_{c=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*D^{f32,g}_{a,c};];"""
+
+
+def test_a_transpose_is_scored_by_the_contiguous_reorder_it_enables():
+    # x @ W^T: W is read along its rows, so no reorder alone makes every operand contiguous
+    proposals = RulePolicy(seed=0).propose(load_program(LINEAR), SearchContext())
+    transpose = next(p for p in proposals if p.strategy == "layout_transformation"
+                     and p.step.params["layout"] == "transpose:0,1" and "tensor=D" in p.step.site.key)
+    assert transpose.enables and "enables" in transpose.rationale
+    assert _cost_of(transpose.step.after) > _cost(LINEAR)  # slower by itself: a copy, and D now strided
+    assert transpose.score > 0.5
+    others = [p for p in proposals if p.strategy == "layout_transformation" and p is not transpose]
+    assert all(p.score < transpose.score for p in others)
+    # steps whose follow-up is only the parallel loop available anyway are not marked as enabling
+    assert not any(p.enables for p in proposals if p.strategy == "loop_split")
+
+
+def _cost_of(program) -> float:
+    return program_cost(program).total
+
+

@@ -82,3 +82,31 @@ def test_budget_parsing():
     for bad in ("", "verifications", "nope=3", "seconds=x", "verifications=0"):
         with pytest.raises(ValueError):
             Budget.parse(bad)
+
+
+def test_an_enabling_step_is_measured_with_the_step_it_enables():
+    """x @ W^T: a transpose of W is slower alone (a copy, and W strided), so a beam of one would keep it
+    only through the reorder it enables; the search measures that reorder in the same expansion."""
+    from leir.program import load_program, program_hash
+    from leir.strategies.generation import Source
+    from leir.strategies.records import SourceInfo
+    from tests.tuner.test_rule_policy import LINEAR
+    from tuner.measure import Measurer
+
+    program = load_program(LINEAR)
+    source = Source(SourceInfo("linear@f32#0", "linear", 1, "f32", 0, {}, program_hash(program)), program)
+    measurer = Measurer(program, cache=False, repeats=3, min_repeat_ms=5.0)
+    try:
+        policy = RulePolicy(seed=0, strategies=("layout_transformation", "loop_reorder"))
+        search = tune(source, policy, measurer, Budget(verifications=3), algo="beam", branch=1,
+                      options={"width": 1})
+    finally:
+        measurer.close()
+    first, second = (n for n in search.best_path()[1:3])
+    assert first.step.strategy == "layout_transformation" and first.step.params["layout"] == "transpose:0,1"
+    assert second.step.strategy == "loop_reorder" and second.parent is first
+    # measured one after the other, in the first expansion (the beam keeps one state per depth)
+    assert [r["strategy"] for r in search.records[:2]] == ["layout_transformation", "loop_reorder"]
+    assert search.records[1]["parent"]["hash"] == first.hash
+    # every operand contiguous along the innermost loop: LLVM vectorises it, the scalar dot product not
+    assert second.speedup > 1.5 > first.speedup

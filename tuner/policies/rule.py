@@ -8,9 +8,15 @@ Ties break by a hash of the seed and the step, so the order is deterministic for
 is then *spread* (``spread``): the best step of each (strategy, block) first, runners-up after, so a
 search's branch measures different kinds of steps rather than one step at each of its sites' variants.
 
-One step of lookahead where a single step saves nothing by itself: a ``loop_split`` whose inner loop a
-``V`` loop can then take (the policy adds, per split site, the factor that fits a vector register) is
-scored by what that vectorisation saves, discounted by ``LOOKAHEAD_DISCOUNT``.
+One step of lookahead where a single step saves nothing by itself (``FOLLOW_UPS``): a
+``layout_transformation`` that lets a ``loop_reorder`` put a contiguous loop innermost, a ``loop_split``
+whose inner loop a ``V`` loop can take (the policy adds, per split site, the factor that fits a vector
+register) or that a reorder can move, a reorder that brings a parallelisable loop outward. Such a step is
+scored by the best two-step result, discounted by ``LOOKAHEAD_DISCOUNT`` — but only when it *enables*
+that result: the two steps together must save more than the step alone plus the best the follow-up's
+strategy saves from the current state already, or every step would inherit the gain of an independent
+parallelisation. Lookahead is spent only on steps at blocks that hold at least ``HOT_SHARE`` of the
+modelled cost, which keeps a policy call on a many-block state cheap.
 
 The cost model maps loop kinds as the lowering does for the target (``llvm`` by default: a ``B`` loop
 over ``tx`` is serial on the CPU, so making a loop ``P`` is where the first large saving is).
@@ -32,16 +38,37 @@ from tuner.proposals import Proposal, SearchContext
 
 #: Widest vector loop ``loop_vectorization`` takes (its ``MAX_VECTOR_EXTENT``).
 MAX_VECTOR_EXTENT = 16
-#: A split is worth what the vector loop it enables saves, discounted for being two steps away.
+#: A step is worth what the follow-up it enables saves, discounted for being two steps away.
 LOOKAHEAD_DISCOUNT = 0.9
+#: Follow-up strategies a step of each strategy can enable (what the lookahead tries after it).
+FOLLOW_UPS: dict[str, tuple[str, ...]] = {
+    "layout_transformation": ("loop_reorder",),
+    "loop_split": ("loop_vectorization", "loop_reorder", "loop_parallelization"),
+    "loop_tiling": ("loop_vectorization", "loop_parallelization"),
+    "loop_reorder": ("loop_reorder", "loop_parallelization", "loop_vectorization"),
+}
+#: How much more (as a share of the state's modelled cost) two steps must save than the step alone plus
+#: the follow-up's strategy alone before the first step counts as enabling the second.
+ENABLE_MARGIN = 0.05
+#: Lookahead only for steps at blocks holding at least this share of the modelled cost.
+HOT_SHARE = 0.1
 
 
-def _vector_blocks(program: Program) -> set[tuple[int, ...]]:
-    """Block paths where a loop can be vectorised already (a split there enables nothing new)."""
-    try:
-        return {site.path for site in get_strategy("loop_vectorization").candidates(program)}
-    except Exception:  # noqa: BLE001 - a strategy that fails proposes nothing
-        return set()
+#: Strategies with parameter values the policy always tries (``_always_tried``).
+ALWAYS_TRIED = ("loop_split", "layout_transformation")
+
+
+def _always_tried(strategy: str, site) -> list[dict]:
+    """Parameters worth trying at every site whatever the seeded sample drew: for ``loop_split`` the
+    inner extent that fills a vector register (the largest divisor up to ``MAX_VECTOR_EXTENT``), for
+    ``layout_transformation`` every transpose (what lets a reorder make a strided operand contiguous)."""
+    values = [v for spec in site.params for v in spec.values]
+    if strategy == "loop_split":
+        factors = [v for v in values if isinstance(v, int) and 2 <= v <= MAX_VECTOR_EXTENT]
+        return [{"factor": max(factors)}] if factors else []
+    if strategy == "layout_transformation":
+        return [{"layout": v} for v in values if isinstance(v, str) and v.startswith("transpose:")]
+    return []
 
 
 def _family(proposal: Proposal) -> tuple[str, str]:
@@ -93,65 +120,76 @@ class RulePolicy:
         return hashlib.sha256(f"{self.seed}|{key}".encode()).hexdigest()
 
     def _steps(self, program: Program, state_hash: str) -> list[AppliedStep]:
-        """The engine's steps plus, per ``loop_split`` site, the split whose inner extent a vector loop
-        can take (the largest divisor up to ``MAX_VECTOR_EXTENT``), which seeded sampling may miss."""
+        """The engine's steps plus the parameters ``_always_tried`` names for each site, which seeded
+        sampling of ``params_per_site`` values may miss."""
         steps = list(engine_steps(program, state_hash, seed=self.seed, params_per_site=self.params_per_site,
                                   strategies=self.strategies))
-        if self.strategies is not None and "loop_split" not in self.strategies:
-            return steps
-        have = {(s.strategy, s.site.key, s.params.get("factor")) for s in steps}
-        split = get_strategy("loop_split")
-        try:
-            sites = split.candidates(program)
-        except Exception:  # noqa: BLE001 - a broken strategy proposes nothing, as in engine_steps
-            return steps
-        for index, site in enumerate(sites):
-            factors = [v for spec in site.params if spec.name == "factor" for v in spec.values
-                       if isinstance(v, int) and 2 <= v <= MAX_VECTOR_EXTENT]
-            if not factors or ("loop_split", site.key, max(factors)) in have:
+        have = {(s.strategy, s.site.key, tuple(sorted(s.params.items()))) for s in steps}
+        for name in ALWAYS_TRIED:
+            if self.strategies is not None and name not in self.strategies:
                 continue
-            outcome = attempt(program, PlannedStep(split, index, site, {"factor": max(factors)}))
-            if not isinstance(outcome, StepFailure):
-                steps.append(outcome)
+            strategy = get_strategy(name)
+            try:
+                sites = strategy.candidates(program)
+            except Exception:  # noqa: BLE001 - a broken strategy proposes nothing, as in engine_steps
+                continue
+            for index, site in enumerate(sites):
+                for params in _always_tried(name, site):
+                    if (name, site.key, tuple(sorted(params.items()))) in have:
+                        continue
+                    outcome = attempt(program, PlannedStep(strategy, index, site, params))
+                    if not isinstance(outcome, StepFailure):
+                        steps.append(outcome)
         return steps
 
-    def _lookahead(self, step: AppliedStep, vector_blocks: set[tuple[int, ...]]) -> Program | None:
-        """For a split at a block with no vectorisable loop yet: the best vectorisation it enables there."""
-        if step.strategy != "loop_split" or step.site.path in vector_blocks:
-            return None
-        vectorise = get_strategy("loop_vectorization")
-        best, best_cost = None, None
-        try:
-            sites = vectorise.candidates(step.after)
-        except Exception:  # noqa: BLE001
-            return None
-        for index, site in enumerate(sites):
-            if site.path != step.site.path:
+    def _best_follow_up(self, step: AppliedStep) -> float | None:
+        """The lowest modelled cost one ``FOLLOW_UPS`` step reaches after ``step`` (at hot blocks)."""
+        after_cost = program_cost(step.after, self.target)
+        best = None
+        for name in FOLLOW_UPS.get(step.strategy, ()):
+            if self.strategies is not None and name not in self.strategies:
                 continue
-            outcome = attempt(step.after, PlannedStep(vectorise, index, site, {}))
-            if isinstance(outcome, StepFailure):
+            strategy = get_strategy(name)
+            try:
+                sites = strategy.candidates(step.after)
+            except Exception:  # noqa: BLE001 - a strategy that fails proposes nothing
                 continue
-            cost = program_cost(outcome.after, self.target).total
-            if best_cost is None or cost < best_cost:
-                best, best_cost = outcome.after, cost
+            for index, site in enumerate(sites):
+                if after_cost.share(site.path[0]) < HOT_SHARE:
+                    continue
+                params = {spec.name: max(v for v in spec.values if isinstance(v, int))
+                          for spec in site.params if any(isinstance(v, int) for v in spec.values)}
+                outcome = attempt(step.after, PlannedStep(strategy, index, site, params))
+                if isinstance(outcome, StepFailure):
+                    continue
+                cost = program_cost(outcome.after, self.target).total
+                best = cost if best is None else min(best, cost)
         return best
 
     def propose(self, program: Program, context: SearchContext) -> list[Proposal]:
         state_hash = program_hash(program)
         before = program_cost(program, self.target)
         here = self.measured.get(state_hash) if self.measured is not None else None
-        scored = []
-        vector_blocks = _vector_blocks(program)
-        for step in self._steps(program, state_hash):
+        steps = self._steps(program, state_hash)
+        gains = []
+        best_now: dict[str, float] = {}
+        for step in steps:
             after = program_cost(step.after, self.target)
             gain = (before.total - after.total) / before.total if before.total else 0.0
-            rationale = f"modelled cost {before.total:.4g} -> {after.total:.4g}"
-            ahead = self._lookahead(step, vector_blocks)
-            if ahead is not None and before.total:
-                then = program_cost(ahead, self.target).total
-                if (before.total - then) / before.total * LOOKAHEAD_DISCOUNT > gain:
-                    gain = (before.total - then) / before.total * LOOKAHEAD_DISCOUNT
-                    rationale += f"; with the vector loop it enables {then:.4g}"
+            gains.append((gain, after.total))
+            best_now[step.strategy] = max(best_now.get(step.strategy, 0.0), gain)
+        scored = []
+        for step, (gain, after_total) in zip(steps, gains, strict=True):
+            rationale = f"modelled cost {before.total:.4g} -> {after_total:.4g}"
+            enables = False
+            if step.strategy in FOLLOW_UPS and before.total and before.share(step.site.path[0]) >= HOT_SHARE:
+                then = self._best_follow_up(step)
+                if then is not None:
+                    both = (before.total - then) / before.total
+                    already = max(best_now.get(name, 0.0) for name in FOLLOW_UPS[step.strategy])
+                    if both > max(gain, 0.0) + already + ENABLE_MARGIN and both * LOOKAHEAD_DISCOUNT > gain:
+                        gain, enables = both * LOOKAHEAD_DISCOUNT, True
+                        rationale += f"; with the step it enables {then:.4g}"
             measured_rank = 1
             child = self.measured.get(program_hash(step.after)) if self.measured is not None else None
             if child is not None and here:
@@ -160,6 +198,7 @@ class RulePolicy:
                 rationale = f"measured {here * 1e6:.4g} us -> {child * 1e6:.4g} us"
             key = f"{step.strategy}|{step.site.key}|{sorted(step.params.items())}"
             scored.append(((measured_rank, -gain, self._tie(key)),
-                           Proposal(step.strategy, step, gain, rationale, origin=self.name)))
+                           Proposal(step.strategy, step, gain, rationale, origin=self.name,
+                                    enables=enables)))
         scored.sort(key=lambda pair: pair[0])
         return spread([proposal for _key, proposal in scored])

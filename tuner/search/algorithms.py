@@ -38,7 +38,7 @@ def chain(search: Search) -> None:
         children = search.expand(node, first=True)
         if not children:
             return
-        node = children[0]
+        node = children[-1]  # the deepest: an enabling step's follow-up when one was taken
 
 
 def beam(search: Search, width: int = 4) -> None:

@@ -24,6 +24,9 @@ from leir.strategies.generation import generator_version
 from leir.strategies.records import Record, SourceInfo, step_record
 from tuner.proposals import Proposal, SearchContext
 
+#: Proposals of an enabling step's child measured at once, until one verifies (``Proposal.enables``).
+FOLLOW_UP_TRIES = 2
+
 
 class MeasureFn(Protocol):
     def measure(self, after: Program, before: Program, exactness: Exactness) -> Any: ...
@@ -226,6 +229,10 @@ class Search:
     def expand(self, node: Node, limit: int | None = None, *, first: bool = False) -> list[Node]:
         """Ask the policy and measure up to ``limit`` new proposals (``first``: stop at one accepted).
 
+        A child whose proposal ``enables`` a follow-up is expanded at once (up to ``FOLLOW_UP_TRIES``
+        measured, ``first``), and what that finds is returned with the children: a layout change that is
+        slower alone competes through the reorder it made possible.
+
         When a call yields nothing that verifies but some of its proposals failed (a malformed model
         answer), the policy is asked again — up to ``asks`` calls per expansion — with those failures in
         its context; a deterministic policy without failures is asked once.
@@ -247,6 +254,8 @@ class Search:
                 child = self.try_step(node, proposal)
                 if child is not None:
                     children.append(child)
+                    if proposal.enables:  # measure what it enables now, or a beam drops it unseen
+                        children.extend(self.expand(child, FOLLOW_UP_TRIES, first=True))
                     if first:
                         return children
             no_new_failures = self.usage.policy_failures == failures_before
