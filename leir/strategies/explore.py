@@ -34,7 +34,7 @@ from leir.strategies.base import (
     StrategyError,
     TraceGroundingError,
 )
-from leir.strategies.engine import apply_strategy
+from leir.strategies.engine import apply_strategy, strategy_sites
 
 #: Frames of a strategy's traceback kept on a failure record (the innermost ones say where it broke).
 TRACEBACK_FRAMES = 6
@@ -139,7 +139,7 @@ def plan_steps(program: Program, state_hash: str, strategies: Sequence[Strategy]
     plan = StatePlan()
     for strategy in strategies:
         try:
-            sites = strategy.candidates(program)
+            sites = strategy_sites(strategy, program)
         except Exception as exc:  # noqa: BLE001 - a bug in one strategy must not stop generation
             plan.broken.append(CandidatesFailure(strategy, StepFailure(
                 "candidates", "exception", f"{type(exc).__name__}: {exc}", traceback_summary(exc))))

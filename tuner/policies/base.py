@@ -8,6 +8,7 @@ from typing import Protocol
 
 from leir.ast import Program
 from leir.strategies.base import AppliedStep
+from leir.strategies.engine import strategy_sites
 from leir.strategies.explore import PlannedStep, StepFailure, attempt, param_choices
 from leir.strategies.registry import all_strategies
 from tuner.proposals import Proposal, SearchContext
@@ -34,7 +35,7 @@ def engine_steps(program: Program, state_hash: str, *, seed: int, params_per_sit
         if strategies is not None and strategy.name not in strategies:
             continue
         try:
-            sites = strategy.candidates(program)
+            sites = strategy_sites(strategy, program)
         except Exception:  # noqa: BLE001 - a broken strategy proposes nothing; generation reports it
             continue
         for index, site in enumerate(sites):

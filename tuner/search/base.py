@@ -219,9 +219,10 @@ class Search:
 
     @staticmethod
     def _site_index(step: AppliedStep) -> int:
+        from leir.strategies.engine import strategy_sites
         from leir.strategies.registry import get_strategy
 
-        for index, site in enumerate(get_strategy(step.strategy).candidates(step.before)):
+        for index, site in enumerate(strategy_sites(get_strategy(step.strategy), step.before)):
             if site.key == step.site.key:
                 return index
         return 0
