@@ -132,3 +132,20 @@ def _cost_of(program) -> float:
     return program_cost(program).total
 
 
+
+
+def test_a_split_is_scored_by_the_parallel_loop_it_enables_two_steps_later():
+    # x @ W^T after the transpose and the reorder: a is innermost and contiguous, but the only serial
+    # spatial loop is a, inside the reduction c; a parallel loop needs a split of a and a reorder of its
+    # outer part out of c and tx first
+    text = """input A: f32[48, 256]
+param D: f32[256, 320]
+output C: f32[48, 320]
+---
+B^{48}_{tx=0}L^{256}_{c=0}L^{320}_{a=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*D^{f32,g}_{c,a};];"""
+    proposals = RulePolicy(seed=0).propose(load_program(text), SearchContext())
+    direct = next(p for p in proposals if p.strategy == "loop_parallelization")
+    assert direct.score < 0.1  # a fork-join per (tx, c): what a parallel a costs where it stands
+    top = proposals[0]
+    assert top.strategy == "loop_split" and top.enables and top.score > 0.3
+    assert top.step.params["factor"] < 320  # an outer loop of several iterations to spread over cores

@@ -30,6 +30,7 @@ from collections.abc import MutableMapping
 from leir.ast import Program
 from leir.program import program_hash
 from leir.strategies.base import AppliedStep
+from leir.strategies.engine import strategy_sites
 from leir.strategies.explore import PlannedStep, StepFailure, attempt
 from leir.strategies.registry import get_strategy
 from tuner.cost import program_cost
@@ -47,6 +48,9 @@ FOLLOW_UPS: dict[str, tuple[str, ...]] = {
     "loop_tiling": ("loop_vectorization", "loop_parallelization"),
     "loop_reorder": ("loop_reorder", "loop_parallelization", "loop_vectorization"),
 }
+#: Strategies whose steps look two follow-ups ahead: a split is typically two steps from its payoff
+#: (split, move the outer loop out, make it parallel); the rest look one ahead.
+LOOKAHEAD_DEPTH = {"loop_split": 2}
 #: How much more (as a share of the state's modelled cost) two steps must save than the step alone plus
 #: the follow-up's strategy alone before the first step counts as enabling the second.
 ENABLE_MARGIN = 0.05
@@ -130,7 +134,7 @@ class RulePolicy:
                 continue
             strategy = get_strategy(name)
             try:
-                sites = strategy.candidates(program)
+                sites = strategy_sites(strategy, program)
             except Exception:  # noqa: BLE001 - a broken strategy proposes nothing, as in engine_steps
                 continue
             for index, site in enumerate(sites):
@@ -142,19 +146,28 @@ class RulePolicy:
                         steps.append(outcome)
         return steps
 
-    def _best_follow_up(self, step: AppliedStep) -> float | None:
-        """The lowest modelled cost one ``FOLLOW_UPS`` step reaches after ``step`` (at hot blocks)."""
+    def _best_follow_up(self, step: AppliedStep, depth: int = 1) -> tuple[float, int] | None:
+        """(lowest modelled cost, follow-ups taken) that ``FOLLOW_UPS`` steps reach after ``step``: one
+        step, or with ``depth`` 2 also a second after a first that saves nothing alone (a split, then the
+        reorder that moves its outer loop out, then the parallel loop that needed both).
+
+        Follow-ups are looked for at the step's own block (at any hot block when the step added blocks,
+        as a layout change does), so a step never inherits what another block's steps would save.
+        """
         after_cost = program_cost(step.after, self.target)
-        best = None
+        same_blocks = len(step.after.body.blocks) == len(step.before.body.blocks)
+        best: tuple[float, int] | None = None
         for name in FOLLOW_UPS.get(step.strategy, ()):
             if self.strategies is not None and name not in self.strategies:
                 continue
             strategy = get_strategy(name)
             try:
-                sites = strategy.candidates(step.after)
+                sites = strategy_sites(strategy, step.after)
             except Exception:  # noqa: BLE001 - a strategy that fails proposes nothing
                 continue
             for index, site in enumerate(sites):
+                if same_blocks and site.path[0] != step.site.path[0]:
+                    continue
                 if after_cost.share(site.path[0]) < HOT_SHARE:
                     continue
                 params = {spec.name: max(v for v in spec.values if isinstance(v, int))
@@ -162,8 +175,13 @@ class RulePolicy:
                 outcome = attempt(step.after, PlannedStep(strategy, index, site, params))
                 if isinstance(outcome, StepFailure):
                     continue
-                cost = program_cost(outcome.after, self.target).total
-                best = cost if best is None else min(best, cost)
+                found = (program_cost(outcome.after, self.target).total, 1)
+                if depth > 1 and name in FOLLOW_UPS and found[0] >= after_cost.total * (1 - ENABLE_MARGIN):
+                    deeper = self._best_follow_up(outcome, depth - 1)
+                    if deeper is not None and deeper[0] < found[0]:
+                        found = (deeper[0], deeper[1] + 1)
+                if best is None or found < best:
+                    best = found
         return best
 
     def propose(self, program: Program, context: SearchContext) -> list[Proposal]:
@@ -183,13 +201,16 @@ class RulePolicy:
             rationale = f"modelled cost {before.total:.4g} -> {after_total:.4g}"
             enables = False
             if step.strategy in FOLLOW_UPS and before.total and before.share(step.site.path[0]) >= HOT_SHARE:
-                then = self._best_follow_up(step)
-                if then is not None:
+                ahead = self._best_follow_up(step, LOOKAHEAD_DEPTH.get(step.strategy, 1))
+                if ahead is not None:
+                    then, taken = ahead
                     both = (before.total - then) / before.total
                     already = max(best_now.get(name, 0.0) for name in FOLLOW_UPS[step.strategy])
-                    if both > max(gain, 0.0) + already + ENABLE_MARGIN and both * LOOKAHEAD_DISCOUNT > gain:
-                        gain, enables = both * LOOKAHEAD_DISCOUNT, True
-                        rationale += f"; with the step it enables {then:.4g}"
+                    discounted = both * LOOKAHEAD_DISCOUNT ** taken  # each step away counts less
+                    if both > max(gain, 0.0) + already + ENABLE_MARGIN and discounted > gain:
+                        gain, enables = discounted, True
+                        steps_text = "the step" if taken == 1 else f"the {taken} steps"
+                        rationale += f"; with {steps_text} it enables {then:.4g}"
             measured_rank = 1
             child = self.measured.get(program_hash(step.after)) if self.measured is not None else None
             if child is not None and here:
