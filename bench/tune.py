@@ -1,6 +1,8 @@
 """Tuning with RulePolicy: speedup over the source program, fast_1 against PyTorch eager, GEMM GFLOP/s.
 
-Usage: ``python bench/tune.py [--per-level K] [--budget verifications=N] [--width W] [--eager-ms M]``.
+Usage: ``python bench/tune.py [--per-level K] [--budget verifications=N,seconds=S] [--width W]
+[--eager-ms M]`` (the budget is per workload; the default, 32 verifications or 480 s, keeps a six-workload
+run under an hour even where one verification of a large shape takes most of a minute).
 
 For a deterministic sample of ``K`` workloads per level (every n-th id of the sorted suite):
 
@@ -85,6 +87,10 @@ def choose_shapes(info, floor_ms: float) -> tuple[dict[str, int], float, float]:
     return last
 
 
+def _progress(search) -> None:
+    print("  " + search.progress_line(), file=sys.stderr, flush=True)
+
+
 def run_one(info, args) -> dict:
     from verifier.reference import TorchSourceReference
     from verifier.verify import verify
@@ -94,6 +100,7 @@ def run_one(info, args) -> dict:
         ms = eager_ms(info, sets)
     else:
         sets, t, ms = choose_shapes(info, args.eager_ms)
+    print(f"  shapes {sets} (t={t}), eager {ms:.3g} ms per call", file=sys.stderr, flush=True)
     program = translate_file(info.path, sets=sets).program
     source = Source(SourceInfo(f"{info.id}@f32#bench", info.id, info.level, "f32", 0, sets,
                                program_hash(program)), program)
@@ -101,7 +108,8 @@ def run_one(info, args) -> dict:
     start = time.perf_counter()
     try:
         search = tune(source, RulePolicy(seed=0, measured={}), measurer, Budget.parse(args.budget),
-                      algo="beam", branch=args.branch, options={"width": args.width})
+                      algo="beam", branch=args.branch, options={"width": args.width},
+                      progress=_progress)
         final = verify(search.best.program, source=program, time=True, pool=measurer.pool, cache=False,
                        reference=TorchSourceReference(info.path, sets), repeats=args.repeats,
                        min_repeat_ms=args.min_repeat_ms)
@@ -119,11 +127,58 @@ def run_one(info, args) -> dict:
     row.update(kernel_ms=timing and timing * 1e3, eager_ms=torch_t and torch_t * 1e3,
                source_ms=source_t and source_t * 1e3, speedup_vs_source=final.speedup_vs_source,
                speedup_vs_torch=final.speedup_vs_torch)
+    row["compulsory_bytes"], row["flops"] = compulsory_bytes(program), program_flops(program)
     if any(word in info.id for word in GEMM_WORDS):
         flops = program_flops(program)
         row["gflops"] = timing and flops / timing / 1e9
         row["eager_gflops"] = torch_t and flops / torch_t / 1e9
     return row
+
+
+def compulsory_bytes(program) -> int:
+    """Bytes any kernel must move once: every input, parameter and output tensor (intermediates may stay
+    in cache in the best kernel, so they are left out)."""
+    from tuner.cost import DTYPE_BYTES
+
+    return sum(math.prod(t.shape) * DTYPE_BYTES.get(t.dtype, 4) for t in program.signature.tensors
+               if t.role in ("input", "param", "output"))
+
+
+def machine_peaks(repeats: int = 5) -> dict[str, float]:
+    """This machine's read bandwidth (a 256 MiB ``torch.sum``) and GEMM rate (a 2048³ ``torch.matmul``,
+    MKL/oneDNN on every core), best of ``repeats``: the roofline a ceiling is computed from."""
+    import torch
+
+    def best(fn) -> float:
+        fn()
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    data = torch.ones(64 * 1024 * 1024)
+    a = torch.randn(2048, 2048)
+    read = best(lambda: data.sum())
+    gemm = best(lambda: a @ a)
+    return {"read_gb_s": data.numel() * 4 / read / 1e9, "gflop_s": 2 * 2048 ** 3 / gemm / 1e9,
+            "threads": float(torch.get_num_threads())}
+
+
+def add_roofline(row: dict, peaks: dict[str, float]) -> None:
+    """``floor_ms``: the least time any kernel needs on this machine (compulsory bytes at the read
+    bandwidth, or the FLOPs at the GEMM rate, whichever is more); ``ceiling``: source time / floor, the
+    most any tuned kernel could gain over the source here."""
+    if "compulsory_bytes" not in row:
+        from workloads.registry import get_workload
+
+        program = translate_file(get_workload(row["id"]).path, sets=row["sets"]).program
+        row["compulsory_bytes"], row["flops"] = compulsory_bytes(program), program_flops(program)
+    floor_s = max(row["compulsory_bytes"] / (peaks["read_gb_s"] * 1e9),
+                  row["flops"] / (peaks["gflop_s"] * 1e9))
+    row["floor_ms"] = floor_s * 1e3
+    row["ceiling"] = row["source_ms"] / row["floor_ms"] if row.get("source_ms") else None
 
 
 def geomean(values: list[float]) -> float | None:
@@ -139,19 +194,25 @@ def report(rows: list[dict], args) -> None:
     print(f"budget {args.budget}, beam width {args.width}, branch {args.branch}, "
           f"eager floor {args.eager_ms} ms, "
           f"timing repeats {args.repeats} x >= {args.min_repeat_ms} ms")
+    peaks = machine_peaks()
+    for r in rows:
+        add_roofline(r, peaks)
+    print(f"this machine: read {peaks['read_gb_s']:.3g} GB/s, GEMM {peaks['gflop_s']:.3g} GFLOP/s "
+          f"({peaks['threads']:.0f} threads); 'ceiling' = source time / the least time any kernel needs here")
     print(f"{'workload':38} {'t':>4} {'eager ms':>9} {'src ms':>9} {'best ms':>9} {'vs src':>7} "
-          f"{'vs eager':>8} {'steps':>5}  GFLOP/s (tuned / eager)  shapes")
+          f"{'ceiling':>7} {'vs eager':>8} {'steps':>5}  GFLOP/s (tuned / eager)  shapes")
     for r in rows:
         gf = f"{fmt(r.get('gflops'))} / {fmt(r.get('eager_gflops'))}" if "gflops" in r else ""
         mark = "*" if r["under_floor"] else " "
         print(f"{r['id']:38} {r['t']:4.2f} {fmt(r['eager_ms'])}{mark:>1} {fmt(r['source_ms']):>9} "
-              f"{fmt(r['kernel_ms']):>9} {fmt(r['speedup_vs_source']):>7} {fmt(r['speedup_vs_torch']):>8} "
-              f"{r['steps']:5d}  {gf:23}  {r['sets']}")
+              f"{fmt(r['kernel_ms']):>9} {fmt(r['speedup_vs_source']):>7} {fmt(r['ceiling']):>7} "
+              f"{fmt(r['speedup_vs_torch']):>8} {r['steps']:5d}  {gf:23}  {r['sets']}")
     for level in sorted({r["level"] for r in rows}):
         chosen = [r for r in rows if r["level"] == level]
         fast = [r for r in chosen if (r["speedup_vs_torch"] or 0) > 1.0]
         mean = geomean([r["speedup_vs_source"] for r in chosen])
-        print(f"level {level}: geomean speedup over source {fmt(mean)}x"
+        ceiling = geomean([r["ceiling"] for r in chosen])
+        print(f"level {level}: geomean speedup over source {fmt(mean)}x (roofline ceiling {fmt(ceiling)}x)"
               f" over {len(chosen)} workloads; fast_1 vs eager {len(fast)}/{len(chosen)}")
     if any(r["under_floor"] for r in rows):
         where = f"at t={args.shape_t}" if args.shape_t is not None else "even at paper_shapes"
@@ -170,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levels", default="1,2")
     parser.add_argument("--per-level", type=int, default=4)
     parser.add_argument("--only", action="append", help="workload id(s) instead of the sample")
-    parser.add_argument("--budget", default="verifications=12")
+    parser.add_argument("--budget", default="verifications=32,seconds=480",
+                        help="per workload (verifications=N, policy_calls=N, seconds=S)")
     parser.add_argument("--width", type=int, default=2)
     parser.add_argument("--branch", type=int, default=4)
     parser.add_argument("--eager-ms", type=float, default=1.0)
@@ -181,7 +243,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--min-repeat-ms", type=float, default=20.0)
     parser.add_argument("--json", metavar="OUT.json")
+    parser.add_argument("--report", metavar="RUN.json", help="print the table of a saved --json run again "
+                        "(the roofline measured now) instead of tuning")
     args = parser.parse_args(argv)
+    if args.report:
+        report(json.loads(Path(args.report).read_text(encoding="utf-8")), args)
+        return 0
     if args.only:
         from workloads.registry import get_workload
 
