@@ -130,7 +130,7 @@ def run_one(info, args) -> dict:
                speedup_vs_torch=final.speedup_vs_torch)
     row["compulsory_bytes"], row["flops"] = compulsory_bytes(program), program_flops(program)
     if any(word in info.id for word in GEMM_WORDS):
-        flops = program_flops(program)
+        flops = row["flops"]
         row["gflops"] = timing and flops / timing / 1e9
         row["eager_gflops"] = torch_t and flops / torch_t / 1e9
     return row
@@ -147,22 +147,16 @@ def compulsory_bytes(program) -> int:
 
 def machine_peaks(repeats: int = 5) -> dict[str, float]:
     """This machine's read bandwidth (a 256 MiB ``torch.sum``) and GEMM rate (a 2048³ ``torch.matmul``,
-    MKL/oneDNN on every core), best of ``repeats``: the roofline a ceiling is computed from."""
+    MKL/oneDNN on every core), timed as eager is (``verifier.timing.time_callable``): the roofline a
+    ceiling is computed from."""
     import torch
 
-    def best(fn) -> float:
-        fn()
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
-        return min(times)
+    from verifier.timing import time_callable
 
     data = torch.ones(64 * 1024 * 1024)
     a = torch.randn(2048, 2048)
-    read = best(lambda: data.sum())
-    gemm = best(lambda: a @ a)
+    read = time_callable(lambda: data.sum(), repeats=repeats).median
+    gemm = time_callable(lambda: a @ a, repeats=repeats).median
     return {"read_gb_s": data.numel() * 4 / read / 1e9, "gflop_s": 2 * 2048 ** 3 / gemm / 1e9,
             "threads": float(torch.get_num_threads())}
 

@@ -21,7 +21,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from leir.analysis import item_statements, stmt_reads
-from leir.ast import Assign, BinOp, Call, Expr, IfThenElse, Loop, Neg, Paren, Program, TensorRef, Var
+from leir.ast import (
+    Assign,
+    BinOp,
+    Call,
+    Expr,
+    IfThenElse,
+    Loop,
+    Neg,
+    Paren,
+    Program,
+    TensorRef,
+    Var,
+    walk_expr,
+)
 
 #: Cores a parallel loop can occupy and f32 lanes of one vector register (a common x86 server core).
 CORES = 8
@@ -51,12 +64,12 @@ class CostBreakdown:
     compute: float
     memory: float
     overhead: float
-    #: Modelled cost per top-level block (index -> cost): where a program spends its time.
-    blocks: tuple[tuple[int, float], ...] = ()
+    #: Modelled cost of each top-level block, by block index: where a program spends its time.
+    blocks: tuple[float, ...] = ()
 
     def share(self, block: int) -> float:
         """The fraction of the total spent in top-level block ``block``."""
-        return dict(self.blocks).get(block, 0.0) / self.total if self.total else 0.0
+        return self.blocks[block] / self.total if self.total and block < len(self.blocks) else 0.0
 
 
 def expr_ops(expr: Expr, transcendental: float = TRANSCENDENTAL_WEIGHT) -> float:
@@ -228,18 +241,6 @@ def access_weight(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
     return STRIDED_WEIGHT
 
 
-def _has_call(expr: Expr) -> bool:
-    if isinstance(expr, Call):
-        return True
-    if isinstance(expr, BinOp):
-        return _has_call(expr.left) or _has_call(expr.right)
-    if isinstance(expr, Paren | Neg):
-        return _has_call(expr.inner if isinstance(expr, Paren) else expr.operand)
-    if isinstance(expr, IfThenElse):
-        return _has_call(expr.then) or _has_call(expr.otherwise)
-    return False
-
-
 def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...]) -> bool:
     """Whether LLVM's loop vectoriser takes the serial innermost loop around ``stmt`` by itself.
 
@@ -255,7 +256,8 @@ def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...]) -> bool:
     target = stmt.target
     if not target.indices or inner not in _vars(target.indices[-1]) or access_weight(target, loops) != 1.0:
         return False
-    if any(inner in _vars(i) for i in target.indices[:-1]) or _has_call(stmt.value):
+    if any(inner in _vars(i) for i in target.indices[:-1]) \
+            or any(isinstance(node, Call) for node in walk_expr(stmt.value)):
         return False
     for ref in stmt_reads(stmt):
         if ref.name == target.name:
@@ -284,7 +286,7 @@ def program_cost(program: Program, target: str = "llvm") -> CostBreakdown:
     """The modelled cost of running ``program`` once on ``target`` (``llvm``: the CPU loop mapping)."""
     compute = memory = overhead = 0.0
     counted: set[tuple] = set()
-    blocks: dict[int, float] = {}
+    blocks = [0.0] * len(program.body.blocks)
     for stmt, nest in _with_auto_vector(_nests(program, target), target):
         iterations = _iterations(nest.loops)
         parallel, vector = _speedup_factors(nest)
@@ -299,9 +301,8 @@ def program_cost(program: Program, target: str = "llvm") -> CostBreakdown:
             loops, forks = _overhead(nest)
             control = loops / parallel + forks
         compute, memory, overhead = compute + own, memory + moved, overhead + control
-        blocks[nest.block] = blocks.get(nest.block, 0.0) + own + moved + control
-    return CostBreakdown(compute + memory + overhead, compute, memory, overhead,
-                         tuple(sorted(blocks.items())))
+        blocks[nest.block] += own + moved + control
+    return CostBreakdown(compute + memory + overhead, compute, memory, overhead, tuple(blocks))
 
 
 def program_flops(program: Program) -> float:

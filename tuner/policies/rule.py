@@ -29,7 +29,7 @@ from collections.abc import MutableMapping
 
 from leir.ast import Program
 from leir.program import program_hash
-from leir.strategies.base import AppliedStep
+from leir.strategies.base import AppliedStep, Site
 from leir.strategies.engine import strategy_sites
 from leir.strategies.explore import PlannedStep, StepFailure, attempt
 from leir.strategies.registry import get_strategy
@@ -62,7 +62,7 @@ HOT_SHARE = 0.1
 ALWAYS_TRIED = ("loop_split", "layout_transformation")
 
 
-def _always_tried(strategy: str, site) -> list[dict]:
+def _always_tried(strategy: str, site: Site) -> list[dict]:
     """Parameters worth trying at every site whatever the seeded sample drew: for ``loop_split`` the
     inner extent that fills a vector register (the largest divisor up to ``MAX_VECTOR_EXTENT``), for
     ``layout_transformation`` every transpose (what lets a reorder make a strided operand contiguous)."""
