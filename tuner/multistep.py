@@ -4,7 +4,10 @@ For every (workload, algorithm) one search runs at the largest budget and record
 ``progress`` hook, the best speedup over the source after each verification. The best within a smaller
 budget ``b`` is read off that series at ``b``: the algorithms use the budget only as a stop test, so the
 first ``b`` verifications of a long run are exactly what a run with budget ``b`` would do (with a
-deterministic policy) — one run per pair gives the whole speedup-vs-budget curve.
+deterministic policy) — one run per pair gives the whole speedup-vs-budget curve. One exception, on the
+safe side: a reading that would make a new best is timed twice (``Search._confirm``), the pair counted as
+two verifications and recorded once, after both; a run whose budget ends between them would keep the
+unconfirmed reading, which the series does not credit.
 
 Per algorithm and budget: mean, median, max and geometric mean of the best speedups over the workloads,
 and fast_1 (KernelBench): the fraction of workloads whose best state beats PyTorch eager on this machine.

@@ -81,7 +81,11 @@ def test_evaluate_multi_cli_writes_csv_svg_and_json(tmp_path, capsys):
     report = json.loads((tmp_path / "eval.json").read_text())
     curve = report["curves"][0]
     assert curve["workload"] == "level1/layer_norm" and curve["eager_ratio"] > 0
-    assert [p[0] for p in curve["series"]] == [0, 1, 2]
+    # A verification that would make a new best is re-timed (Search._confirm) and the pair lands as one
+    # point, so the series may step 0 -> 2; it never passes the budget and never goes down.
+    used = [p[0] for p in curve["series"]]
+    assert used[0] == 0 and used == sorted(set(used)) and used[-1] <= 2 and len(used) >= 2
+    assert [p[1] for p in curve["series"]] == sorted(p[1] for p in curve["series"])
     assert len(ET.fromstring((tmp_path / "eval.svg").read_text()).findall(f"{SVG}polyline")) == 1
     assert "chain" in captured.out and "eval.svg" in captured.err
 

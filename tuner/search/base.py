@@ -315,6 +315,7 @@ class Search:
     def progress_line(self) -> str:
         u, b = self.usage, self.budget
         verif = f"{u.verifications}" + (f"/{b.verifications}" if b.verifications else "")
-        return (f"[{self.algo}] verified {u.accepted}/{verif}  calls {u.policy_calls}  "
-                f"states {len(self.seen)}  "
+        retimed = f" ({u.confirmations} re-timed)" if u.confirmations else ""
+        return (f"[{self.algo}] accepted {u.accepted}  verifications {verif}{retimed}  "
+                f"calls {u.policy_calls}  states {len(self.seen)}  "
                 f"best {self.best.speedup:.3f}x @depth {self.best.depth}  {u.seconds():.1f}s")
