@@ -9,7 +9,9 @@ program, the eager PyTorch module) so that their ratios mean something on a shar
   ``WARMUP_CALLS`` calls, whichever comes first, never a single call;
 * ``repeats`` repeats, each averaging as many calls as it takes to last ``min_repeat_ms`` (TVM's
   ``min_repeat_ms`` does this for kernels; ``time_callable`` does the same for Python callables);
-* the median of the repeats is *the* time; the IQR and standard deviation say how much to trust it.
+* the median of the repeats is *the* time; the IQR and standard deviation say how much to trust it;
+* the kernels of one verification (state, parent, source) are timed together, their repeats interleaved
+  (``time_kernels``), before any PyTorch forward in the job, so a drift in load cannot favour one of them.
 
 Timing runs on *fresh* inputs (a different seed from the checked ones), and ``verify`` re-checks the
 timed binary's output on those inputs, so a kernel cannot pass on one input set and be timed on another.
@@ -17,10 +19,11 @@ timed binary's output on those inputs, so a kernel cannot pass on one input set 
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -45,10 +48,38 @@ def stats(samples: list[float], number: int) -> TimingStats:
 
 def time_kernel(kernel: Any, arrays: Mapping[str, np.ndarray], *, repeats: int = DEFAULT_REPEATS,
                 min_repeat_ms: float = DEFAULT_MIN_REPEAT_MS) -> TimingStats:
-    """Time a built ``Kernel`` with TVM's evaluator: a discarded warm-up, then ``repeats`` repeats."""
-    kernel.time(arrays, number=1, repeat=1, min_repeat_ms=int(min(WARMUP_MS, 4 * min_repeat_ms)))
-    samples = list(kernel.time(arrays, number=1, repeat=repeats, min_repeat_ms=int(min_repeat_ms)))
-    return stats(samples, number=0)  # 0: TVM chose the per-repeat call count to reach min_repeat_ms
+    """Time one built ``Kernel`` with TVM's evaluator (``time_kernels`` of one)."""
+    return time_kernels([kernel], arrays, repeats=repeats, min_repeat_ms=min_repeat_ms)[0]
+
+
+def time_kernels(kernels: Sequence[Any], arrays: Mapping[str, np.ndarray], *,
+                 repeats: int = DEFAULT_REPEATS,
+                 min_repeat_ms: float = DEFAULT_MIN_REPEAT_MS) -> list[TimingStats]:
+    """Time built kernels on the same inputs, their repeats interleaved (A B C, C B A, A B C, ...).
+
+    A verification's rewards are ratios (state over parent, source over state). Timed back to back, a
+    change in the machine's load between two of them — another job starting, a thread pool still spinning
+    after a PyTorch forward — lands on one side of the ratio only; interleaved repeat by repeat, in
+    alternating order, it lands on all of them alike. Each kernel gets a discarded warm-up, then one
+    calibrating run of ``min_repeat_ms`` fixes its calls per repeat, so every repeat lasts about
+    ``min_repeat_ms`` and the evaluator does not re-probe inside the timed repeats.
+    """
+    warmup_ms = int(min(WARMUP_MS, 4 * min_repeat_ms))
+    for kernel in kernels:
+        kernel.time(arrays, number=1, repeat=1, min_repeat_ms=warmup_ms)
+    numbers = [calls_per_repeat(kernel.time(arrays, number=1, repeat=1, min_repeat_ms=int(min_repeat_ms))[0],
+                                min_repeat_ms) for kernel in kernels]
+    samples: list[list[float]] = [[] for _ in kernels]
+    order = list(range(len(kernels)))
+    for repeat in range(repeats):
+        for index in order if repeat % 2 == 0 else reversed(order):
+            samples[index] += kernels[index].time(arrays, number=numbers[index], repeat=1, min_repeat_ms=0)
+    return [stats(values, number=number) for values, number in zip(samples, numbers, strict=True)]
+
+
+def calls_per_repeat(seconds_per_call: float, min_repeat_ms: float) -> int:
+    """How many calls make a repeat last ``min_repeat_ms`` (at least one)."""
+    return max(1, math.ceil(min_repeat_ms / 1e3 / max(seconds_per_call, 1e-9)))
 
 
 def time_callable(func: Callable[[], Any], *, repeats: int = DEFAULT_REPEATS,

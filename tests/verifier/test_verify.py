@@ -165,6 +165,42 @@ def test_timing_records_stats_speedups_and_rechecks_the_timed_binary(pool):
     assert VerificationResult.loads(result.dumps()) == result
 
 
+class _Recording:
+    """A real built kernel that also records each ``time`` call it receives, as (name, number, repeat)."""
+
+    def __init__(self, name: str, kernel, calls: list):
+        self.name, self.kernel, self.calls = name, kernel, calls
+
+    def time(self, arrays, *, number, repeat, min_repeat_ms):
+        self.calls.append((self.name, number, repeat, min_repeat_ms))
+        return self.kernel.time(arrays, number=number, repeat=repeat, min_repeat_ms=min_repeat_ms)
+
+
+def test_time_kernels_interleaves_repeats_in_alternating_order_after_a_calibration():
+    from verifier.build import build
+    from verifier.timing import time_kernels
+
+    program = load_program(MATMUL)
+    arrays = make_inputs(program, seed=1)
+    calls: list = []
+    kernels = [_Recording(name, build(load_program(text)), calls)
+               for name, text in (("state", MATMUL_PARALLEL), ("parent", MATMUL), ("source", MATMUL))]
+    stats = time_kernels(kernels, arrays, repeats=4, min_repeat_ms=3)
+    # warm-up, then one calibrating repeat of min_repeat_ms each, then the timed repeats: fixed call
+    # counts, no re-probing (min_repeat_ms 0), in the order A B C, C B A, A B C, C B A
+    assert [c[0] for c in calls[:6]] == ["state", "parent", "source"] * 2
+    assert all(c[1:3] == (1, 1) and c[3] == 3 for c in calls[3:6])
+    timed = calls[6:]
+    assert [c[0] for c in timed] == ["state", "parent", "source", "source", "parent", "state"] * 2
+    numbers = {c[0]: c[1] for c in timed}
+    assert all(c[1] == numbers[c[0]] and c[2:] == (1, 0) for c in timed)
+    assert [s.repeats for s in stats] == [4, 4, 4] and all(s.median > 0 for s in stats)
+    assert [s.number for s in stats] == [numbers["state"], numbers["parent"], numbers["source"]]
+    # the calibrated count makes a repeat last about min_repeat_ms: one call of a microsecond kernel
+    # would not
+    assert all(s.number * s.median >= 0.003 * 0.5 for s in stats)
+
+
 # --------------------------------------------------------------------------------------------- inputs
 
 
