@@ -104,13 +104,15 @@ def run_one(info, args) -> dict:
     program = translate_file(info.path, sets=sets).program
     source = Source(SourceInfo(f"{info.id}@f32#bench", info.id, info.level, "f32", 0, sets,
                                program_hash(program)), program)
-    measurer = Measurer(program, cache=False, repeats=args.repeats, min_repeat_ms=args.min_repeat_ms)
+    measurer = Measurer(program, target=args.target, cache=False, repeats=args.repeats,
+                        min_repeat_ms=args.min_repeat_ms)
     start = time.perf_counter()
     try:
-        search = tune(source, RulePolicy(seed=0, measured={}), measurer, Budget.parse(args.budget),
-                      algo="beam", branch=args.branch, options={"width": args.width},
-                      progress=_progress)
-        final = verify(search.best.program, source=program, time=True, pool=measurer.pool, cache=False,
+        policy = RulePolicy(seed=0, measured={}, target=args.target)
+        search = tune(source, policy, measurer, Budget.parse(args.budget), algo="beam", branch=args.branch,
+                      options={"width": args.width}, progress=_progress)
+        final = verify(search.best.program, source=program, target=args.target, time=True,
+                       pool=measurer.pool, cache=False,
                        reference=TorchSourceReference(info.path, sets), repeats=args.repeats,
                        min_repeat_ms=args.min_repeat_ms)
     finally:
@@ -188,14 +190,15 @@ def report(rows: list[dict], args) -> None:
     print(f"strategies registered: {', '.join(s.name for s in all_strategies())}")
     print(f"budget {args.budget}, beam width {args.width}, branch {args.branch}, "
           f"eager floor {args.eager_ms} ms, "
-          f"timing repeats {args.repeats} x >= {args.min_repeat_ms} ms")
+          f"timing repeats {args.repeats} x >= {args.min_repeat_ms} ms (interleaved), "
+          f"target {args.target}")
     peaks = machine_peaks()
     for r in rows:
         add_roofline(r, peaks)
     print(f"this machine: read {peaks['read_gb_s']:.3g} GB/s, GEMM {peaks['gflop_s']:.3g} GFLOP/s "
           f"({peaks['threads']:.0f} threads); 'ceiling' = source time / the least time any kernel needs here")
     print("'search': the best state's speedup as the search measured it (no PyTorch in those jobs); "
-          "'vs src' and 'vs eager': the final check, kernel, source and eager timed in one job")
+          "'vs src' and 'vs eager': the final check, kernel and source interleaved, then eager, in one job")
     print(f"{'workload':38} {'t':>4} {'eager ms':>9} {'src ms':>9} {'best ms':>9} {'search':>7} "
           f"{'vs src':>7} {'ceiling':>7} {'vs eager':>8} {'steps':>5}  GFLOP/s (tuned / eager)  shapes")
     for r in rows:
@@ -240,6 +243,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="run every workload at point T (0..1) of the default->paper path instead of "
                              "probing for the eager floor (eager's overhead on a loaded machine can meet "
                              "the floor at tiny sizes)")
+    parser.add_argument("--target", default="llvm-host",
+                        help="llvm-host (default: this CPU's vector ISA, as eager's MKL/oneDNN use) or "
+                             "llvm (baseline x86-64, the dataset's target)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--min-repeat-ms", type=float, default=20.0)
     parser.add_argument("--json", metavar="OUT.json")

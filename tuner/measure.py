@@ -35,7 +35,7 @@ class Measurement:
 class Measurer:
     """Verification plus timing on a warm sandbox pool (``verifier`` is imported only here)."""
 
-    def __init__(self, source: Program, *, target: str = "llvm", cache: bool = True, workers: int = 1,
+    def __init__(self, source: Program, *, target: str = "llvm-host", cache: bool = True, workers: int = 1,
                  repeats: int = 5, min_repeat_ms: float = 20.0, cache_dir: str | None = None,
                  reuse: bool = True, reuse_timings: bool = False):
         from verifier import cache as cache_mod

@@ -1,16 +1,20 @@
 """Named build targets and the GPU limits checked before a cuda build.
 
 Targets are plain dicts (TVM 0.27 builds ``Target`` objects from dicts) so they can be cached, stored
-and compared as JSON. ``llvm`` is the CPU of this machine (2 cores are shared by everyone, so TVM's
-thread pool is pinned to 2); ``cuda`` defaults to sm_90 (H100/H200). The limits are the CUDA hardware
-limits every sm_5x+ part shares, defined once in ``leir.gpu_limits``; checking them ourselves gives an error
-that names the LEIR loop instead of a runtime launch failure.
+and compared as JSON. ``llvm`` is this machine's CPU as baseline x86-64 (2 cores are shared by everyone,
+so TVM's thread pool is pinned to 2): the dataset's target, the same code on every x86-64 machine.
+``llvm-host`` is the same with this CPU's vector ISA (``host_llvm``): the tuner's. ``cuda`` defaults to
+sm_90 (H100/H200). The limits are the CUDA hardware limits every sm_5x+ part shares, defined once in
+``leir.gpu_limits``; checking them ourselves gives an error that names the LEIR loop instead of a
+runtime launch failure.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import platform
+from functools import lru_cache
 from typing import Any
 
 # The CUDA limits live in leir (strategies check them too); re-exported for the verifier's callers.
@@ -18,8 +22,33 @@ from leir.gpu_limits import MAX_BLOCKS, MAX_SHARED_BYTES, MAX_THREADS, MAX_THREA
 
 TARGETS: dict[str, dict[str, Any]] = {
     "llvm": {"kind": "llvm", "num-cores": 2},
+    # this CPU's own vector ISA (``host_llvm``), filled in when first resolved
+    "llvm-host": {"kind": "llvm", "num-cores": 2},
     "cuda": {"kind": "cuda", "arch": "sm_90"},
 }
+#: Disabled on x86-64 for ``llvm-host``: a fused multiply-add rounds once where the baseline x86-64
+#: build (no FMA unit) rounds twice, so with them an exact step's bits would depend on the CPU.
+X86_NO_CONTRACTION = ["-fma", "-fma4"]
+
+
+@lru_cache(maxsize=1)
+def host_llvm() -> dict[str, Any]:
+    """``llvm`` compiled for this machine's CPU (AVX2 on a recent x86-64) instead of baseline x86-64.
+
+    Baseline x86-64 is SSE2: 4 f32 lanes, while PyTorch's kernels use the full vector width, so a tuned
+    kernel compared with eager on ``llvm`` is handicapped twice over for compute-bound work. FMA stays
+    off on x86-64: every operation then rounds exactly as in the baseline build — the same bits
+    (``tests/verifier/test_targets.py`` checks it) — so verdicts do not depend on the CPU, only timings.
+    """
+    import tvm
+
+    spec = dict(TARGETS["llvm"])
+    cpu = str(tvm.target.codegen.llvm_get_system_cpu())
+    if cpu and cpu != "generic":
+        spec["mcpu"] = cpu
+        if platform.machine().lower() in ("x86_64", "amd64"):
+            spec["mattr"] = list(X86_NO_CONTRACTION)
+    return spec
 
 
 
@@ -32,7 +61,7 @@ def resolve(target: str | dict[str, Any]) -> dict[str, Any]:
     name, _, arch = target.partition(":")
     if name not in TARGETS:
         raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGETS)} (or cuda:sm_XX)")
-    spec = copy.deepcopy(TARGETS[name])
+    spec = copy.deepcopy(host_llvm() if name == "llvm-host" else TARGETS[name])
     if arch:
         if name != "cuda":
             raise ValueError(f"only cuda takes an arch suffix, got {target!r}")

@@ -147,7 +147,7 @@ class TrajectoryCreateSerializer(serializers.Serializer):
     budget = serializers.DictField(child=serializers.FloatField(min_value=0), required=False,
                                    default=lambda: {"verifications": 40})
     seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
-    target = serializers.ChoiceField(choices=["llvm", "cuda"], default="llvm")
+    target = serializers.ChoiceField(choices=["llvm-host", "llvm", "cuda"], default="llvm-host")
 
 
 class ExportSerializer(serializers.ModelSerializer):

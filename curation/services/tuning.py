@@ -36,7 +36,7 @@ def run_path(trajectory: Trajectory) -> Path:
 
 
 def create_trajectory(workload: Workload, *, algorithm: str = "beam", policy: str = "rule",
-                      budget: dict[str, Any] | None = None, seed: int = 0, target: str = "llvm",
+                      budget: dict[str, Any] | None = None, seed: int = 0, target: str = "llvm-host",
                       user=None) -> Trajectory:
     from tuner.search import ALGORITHMS
 
@@ -51,7 +51,7 @@ def create_trajectory(workload: Workload, *, algorithm: str = "beam", policy: st
 
 
 def start_trajectory(user, *, workload: Workload, algorithm: str = "beam", policy: str = "rule",
-                     budget: dict[str, Any] | None = None, seed: int = 0, target: str = "llvm",
+                     budget: dict[str, Any] | None = None, seed: int = 0, target: str = "llvm-host",
                      enqueue: bool = True) -> Trajectory:
     """A curator's run request (web page, API): checked and stored here, run on the ``tune`` queue."""
     require(user, Role.CURATOR, "starting a tuner run")

@@ -9,6 +9,9 @@ from django import forms
 from curation.models import Workload
 
 POLICIES = (("rule", "rule (cost-model ranking)"), ("llm", "llm (STEPTP_LLM_URL / STEPTP_LLM_MODEL)"))
+#: ``verifier.targets``: the tuner builds for the worker's own CPU unless asked for baseline x86-64.
+TARGETS = (("llvm-host", "llvm-host (the CPU's vector ISA)"), ("llvm", "llvm (baseline x86-64)"),
+           ("cuda", "cuda (a GPU worker)"))
 
 
 class RunForm(forms.Form):
@@ -20,6 +23,7 @@ class RunForm(forms.Form):
     policy_calls = forms.IntegerField(min_value=1, max_value=100_000, required=False, label="Policy calls")
     seconds = forms.FloatField(min_value=1, max_value=86_400, required=False, label="Wall seconds")
     seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=0)
+    target = forms.ChoiceField(choices=TARGETS, initial="llvm-host")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         from tuner.search import ALGORITHMS
@@ -40,4 +44,4 @@ class RunForm(forms.Form):
         data = self.cleaned_data
         budget = {k: data[k] for k in ("verifications", "policy_calls", "seconds") if data.get(k)}
         return {"workload": data["workload"], "algorithm": data["algorithm"], "policy": data["policy"],
-                "budget": budget, "seed": data["seed"]}
+                "budget": budget, "seed": data["seed"], "target": data["target"]}

@@ -36,6 +36,7 @@ def test_only_curators_start_runs(workload):
     created = response.json()
     assert created["status"] == RunStatus.QUEUED and created["budget"] == {"verifications": 3}
     assert created["explored"] == [] and created["series"] == [] and created["workload"] == workload.name
+    assert created["target"] == "llvm-host"  # the tuner builds for the worker's own CPU by default
     assert Trajectory.objects.get().created_by.username == "cato"
 
 

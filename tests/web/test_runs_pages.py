@@ -12,7 +12,7 @@ from tests.backend.fixtures import builtin, user
 pytestmark = pytest.mark.django_db
 
 FORM = {"workload": "level1/layer_norm", "algorithm": "greedy", "policy": "rule", "verifications": "6",
-        "seed": "2"}
+        "seed": "2", "target": "llvm"}
 
 
 @pytest.fixture
@@ -38,10 +38,12 @@ def test_curators_start_a_run_that_is_queued_with_its_budget(client, workload):
     logged_in(client, "cato", Role.CURATOR)
     form = client.get(reverse("runs"))
     assert b'<option value="level1/layer_norm">' in form.content and b'<option value="mcts">' in form.content
+    assert b'<option value="llvm-host" selected>' in form.content  # the tuner's default target
     response = client.post(reverse("runs"), {**FORM, "seconds": "30"})
     run = Trajectory.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("run", args=[run.pk])
-    assert (run.workload, run.algorithm, run.policy, run.seed) == (workload, "greedy", "rule", 2)
+    assert (run.workload, run.algorithm, run.policy, run.seed, run.target) == (workload, "greedy", "rule", 2,
+                                                                               "llvm")
     assert run.budget == {"verifications": 6, "seconds": 30.0} and run.status == RunStatus.QUEUED
     assert run.created_by.username == "cato"
 
@@ -50,6 +52,7 @@ def test_curators_start_a_run_that_is_queued_with_its_budget(client, workload):
     ({"verifications": ""}, b"give at least one budget"),
     ({"verifications": "0"}, b"greater than or equal to 1"),
     ({"algorithm": "annealing"}, b"Select a valid choice"),
+    ({"target": "llvm-avx9"}, b"Select a valid choice"),
     ({"workload": "level9/none"}, b"Select a valid choice"),
 ])
 def test_bad_run_requests_are_refused_with_a_message(client, workload, change, message):

@@ -17,7 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--policy", default="rule", choices=("rule", "llm"))
         parser.add_argument("--budget", default="verifications=40")
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--target", default="llvm")
+        parser.add_argument("--target", default="llvm-host", choices=["llvm-host", "llvm", "cuda"])
         parser.add_argument("--queue", action="store_true", help="enqueue on the `tune` queue instead")
 
     def handle(self, *args, **options):

@@ -1,0 +1,83 @@
+"""``llvm-host``: this CPU's vector ISA, with every result bit-identical to the baseline ``llvm`` build."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from leir.program import load_program
+from tests.strategies.helpers import workload
+from tuner.cost import program_cost
+from verifier import targets
+from verifier.build import build
+from verifier.inputs import make_inputs
+
+MATMUL = """input A: f32[64, 96]
+input B: f32[96, 80]
+output C: f32[64, 80]
+---
+P^{64}_{i=0}L^{96}_{k=0}L^{80}_{j=0}[C^{f32,g}_{i,j}=C^{f32,g}_{i,j}+A^{f32,g}_{i,k}*B^{f32,g}_{k,j};];
+"""
+
+
+def _cpu_flags() -> set[str]:
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def test_llvm_host_is_an_llvm_target_for_this_cpu_without_fused_multiply_add():
+    spec = targets.resolve("llvm-host")
+    assert spec["kind"] == "llvm" and spec["num-cores"] == targets.TARGETS["llvm"]["num-cores"]
+    assert targets.runs_here("llvm-host") and not targets.is_gpu("llvm-host")
+    assert targets.resolve("llvm") == {"kind": "llvm", "num-cores": 2}  # the dataset's target is unchanged
+    if "mcpu" in spec and spec["mcpu"] and "avx2" in _cpu_flags():
+        assert "-fma" in spec["mattr"]
+    with pytest.raises(ValueError, match="only cuda takes an arch"):
+        targets.resolve("llvm-host:sm_80")
+
+
+@pytest.mark.skipif("avx2" not in _cpu_flags(), reason="the wider-vector check needs an AVX2 CPU")
+def test_llvm_host_uses_the_wider_vectors_of_an_avx2_cpu():
+    program = load_program(MATMUL)
+    widths = {name: {int(w) for w in re.findall(r"<(\d+) x float>", build(program, name, cache=False)
+                                                   .source("llvm"))} for name in ("llvm", "llvm-host")}
+    assert max(widths["llvm-host"]) >= 8 > max(widths["llvm"])
+
+
+@pytest.mark.parametrize("text_or_workload", [MATMUL, "level1/gelu", "level1/softmax", "level1/layer_norm",
+                                              "level1/conv2d", "level2/gemm_batchnorm_eval_relu"])
+def test_llvm_host_computes_the_same_bits_as_baseline_llvm(text_or_workload):
+    program = load_program(text_or_workload) if "---" in text_or_workload else workload(text_or_workload)
+    arrays = make_inputs(program, seed=7)
+    baseline = build(program, "llvm", cache=False).run(arrays)
+    host = build(program, "llvm-host", cache=False).run(arrays)
+    assert baseline.keys() == host.keys()
+    for name, values in baseline.items():
+        assert values.tobytes() == host[name].tobytes(), f"{name} differs between llvm and llvm-host"
+    assert np.isfinite(next(iter(host.values()))).any()
+
+
+def test_the_cost_model_maps_llvm_host_like_llvm():
+    program = workload("level1/layer_norm")
+    assert program_cost(program, "llvm-host") == program_cost(program, "llvm")
+
+
+@pytest.mark.parametrize("target", ["llvm", "llvm-host"])
+def test_llvm_vectorises_loops_calling_exp_or_max_but_not_erf(target):
+    """What ``tuner.cost.SCALAR_CALLS`` says, read off the LLVM IR of real builds."""
+    from tuner.cost import SCALAR_CALLS
+
+    for call in ("exp", "log", "sqrt", "abs", "sin", "cos", "max", "min", "erf"):
+        value = f"{call}(A^{{f32,g}}_{{tx,a}},0)" if call in ("max", "min") else f"{call}(A^{{f32,g}}_{{tx,a}})"
+        program = load_program("input A: f32[16, 256]\noutput C: f32[16, 256]\n---\n"
+                               f"B^{{16}}_{{tx=0}}L^{{256}}_{{a=0}}[C^{{f32,g}}_{{tx,a}}={value};];")
+        vectorised = bool(re.search(r"<\d+ x float>", build(program, target, cache=False).source("llvm")))
+        assert vectorised == (call not in SCALAR_CALLS), call
