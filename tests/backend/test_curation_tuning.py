@@ -20,9 +20,11 @@ def test_run_trajectory_stores_the_search(settings, tmp_path):
     trajectory = create_trajectory(workload, algorithm="chain", budget={"verifications": 2})
     done = run_trajectory(trajectory.pk, measure=FAST_TIMING)
     assert done.status == RunStatus.DONE, done.error
-    assert len(done.explored) == 3  # the source and two verified states
+    # the source and a verified state per record: two, or one when a would-be best was timed twice
+    # (Search._confirm spends a verification without a new state)
     steps = Step.objects.filter(workload=workload)
-    assert steps.count() == 2
+    assert steps.count() in (1, 2) and len(done.explored) == steps.count() + 1
+    assert done.target == "llvm-host"  # the tuner builds for this CPU by default
     if done.best_speedup > 1.0:
         assert done.steps and set(done.steps) <= set(steps.values_list("step_id", flat=True))
         assert done.best_state is not None
