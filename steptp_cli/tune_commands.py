@@ -23,6 +23,7 @@ import os
 import sys
 
 from steptp_cli.main import EXIT_INVALID, EXIT_OK, UsageError
+from verifier.targets import TUNING_TARGET
 
 
 def register(subparsers) -> None:
@@ -40,7 +41,7 @@ def register(subparsers) -> None:
                       help="MCTS rule-policy rollout steps (default 0)")
     tune.add_argument("--seed", type=int, default=0)
     tune.add_argument("--dtype", choices=("f32", "f64", "f16"), default="f32")
-    tune.add_argument("--target", default="llvm-host",
+    tune.add_argument("--target", default=TUNING_TARGET,
                       help="llvm-host (default: this CPU's vector ISA), llvm (baseline x86-64), cuda[:sm_XX]")
     tune.add_argument("--repeats", type=int, default=5, help="timing repeats per program (default 5)")
     tune.add_argument("--min-repeat-ms", type=float, default=20.0)
@@ -199,7 +200,7 @@ def register_evaluate_multi(subparsers) -> None:
     ev.add_argument("--max-depth", type=int, default=8)
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--dtype", choices=("f32", "f64", "f16"), default="f32")
-    ev.add_argument("--target", default="llvm-host", help="as for tune (default llvm-host)")
+    ev.add_argument("--target", default=TUNING_TARGET, help=f"as for tune (default {TUNING_TARGET})")
     ev.add_argument("--repeats", type=int, default=5)
     ev.add_argument("--min-repeat-ms", type=float, default=20.0)
     ev.add_argument("--no-cache", action="store_true")

@@ -26,6 +26,15 @@ TARGETS: dict[str, dict[str, Any]] = {
     "llvm-host": {"kind": "llvm", "num-cores": 2},
     "cuda": {"kind": "cuda", "arch": "sm_90"},
 }
+#: What each named target is, in the order a tuning run offers them (the tuner's default first): the
+#: choices of the run form, the API and ``manage.py tune``. ``cuda:sm_XX`` also resolves (``resolve``).
+TARGET_LABELS: dict[str, str] = {
+    "llvm-host": "llvm-host (this CPU's vector ISA)",
+    "llvm": "llvm (baseline x86-64)",
+    "cuda": "cuda (a GPU worker)",
+}
+#: What the tuner builds for unless told otherwise; dataset generation and verification keep ``llvm``.
+TUNING_TARGET = "llvm-host"
 #: Disabled on x86-64 for ``llvm-host``: a fused multiply-add rounds once where the baseline x86-64
 #: build (no FMA unit) rounds twice, so with them an exact step's bits would depend on the CPU.
 X86_NO_CONTRACTION = ["-fma", "-fma4"]

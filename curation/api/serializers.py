@@ -17,6 +17,7 @@ from curation.models import (
     Verification,
     Workload,
 )
+from curation.services.tuning import POLICIES, TARGET_LABELS, TUNING_TARGET, algorithm_names
 
 
 class WorkloadSerializer(serializers.ModelSerializer):
@@ -141,13 +142,17 @@ class TrajectoryCreateSerializer(serializers.Serializer):
     """What a curator sends to start a run (the service checks the budget and the workload's source)."""
 
     workload = serializers.SlugRelatedField(slug_field="name", queryset=Workload.objects.all())
-    algorithm = serializers.ChoiceField(choices=["greedy", "beam", "bfs", "dfs", "mcts", "chain"],
-                                        default="beam")
-    policy = serializers.ChoiceField(choices=["rule", "llm"], default="rule")
+    #: choices filled from ``tuner.search.ALGORITHMS`` when the serializer is made (the tuner loads late)
+    algorithm = serializers.ChoiceField(choices=[], default="beam")
+    policy = serializers.ChoiceField(choices=list(POLICIES), default="rule")
     budget = serializers.DictField(child=serializers.FloatField(min_value=0), required=False,
                                    default=lambda: {"verifications": 40})
     seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
-    target = serializers.ChoiceField(choices=["llvm-host", "llvm", "cuda"], default="llvm-host")
+    target = serializers.ChoiceField(choices=list(TARGET_LABELS), default=TUNING_TARGET)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["algorithm"].choices = algorithm_names()
 
 
 class ExportSerializer(serializers.ModelSerializer):

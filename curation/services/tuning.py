@@ -25,6 +25,18 @@ from curation.models import ProgramState, RunStatus, Trajectory, Workload
 from curation.services.roles import Role, require
 from curation.services.steps import import_step_file
 from curation.services.workloads import source_state
+from verifier.targets import TARGET_LABELS, TUNING_TARGET
+
+#: The policies a stored run may use, with what each needs.
+POLICIES: dict[str, str] = {"rule": "rule (cost-model ranking)",
+                            "llm": "llm (STEPTP_LLM_URL / STEPTP_LLM_MODEL)"}
+
+
+def algorithm_names() -> list[str]:
+    """The search algorithms (``tuner.search.ALGORITHMS``), imported when asked: it loads the engine."""
+    from tuner.search import ALGORITHMS
+
+    return list(ALGORITHMS)
 
 
 class NothingToTune(ValueError):
@@ -36,22 +48,23 @@ def run_path(trajectory: Trajectory) -> Path:
 
 
 def create_trajectory(workload: Workload, *, algorithm: str = "beam", policy: str = "rule",
-                      budget: dict[str, Any] | None = None, seed: int = 0, target: str = "llvm-host",
+                      budget: dict[str, Any] | None = None, seed: int = 0, target: str = TUNING_TARGET,
                       user=None) -> Trajectory:
-    from tuner.search import ALGORITHMS
-
     budget = check_budget({"verifications": 40} if budget is None else budget)
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(ALGORITHMS)}")
-    if policy not in ("rule", "llm"):
-        raise ValueError(f"unknown policy {policy!r}; known: rule, llm")
+    algorithms = algorithm_names()
+    if algorithm not in algorithms:
+        raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(algorithms)}")
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; known: {', '.join(POLICIES)}")
+    if target not in TARGET_LABELS:
+        raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGET_LABELS)}")
     return Trajectory.objects.create(workload=workload, algorithm=algorithm, policy=policy,
                                      budget=budget, seed=seed, target=target,
                                      created_by=user)
 
 
 def start_trajectory(user, *, workload: Workload, algorithm: str = "beam", policy: str = "rule",
-                     budget: dict[str, Any] | None = None, seed: int = 0, target: str = "llvm-host",
+                     budget: dict[str, Any] | None = None, seed: int = 0, target: str = TUNING_TARGET,
                      enqueue: bool = True) -> Trajectory:
     """A curator's run request (web page, API): checked and stored here, run on the ``tune`` queue."""
     require(user, Role.CURATOR, "starting a tuner run")

@@ -7,31 +7,26 @@ from typing import Any
 from django import forms
 
 from curation.models import Workload
-
-POLICIES = (("rule", "rule (cost-model ranking)"), ("llm", "llm (STEPTP_LLM_URL / STEPTP_LLM_MODEL)"))
-#: ``verifier.targets``: the tuner builds for the worker's own CPU unless asked for baseline x86-64.
-TARGETS = (("llvm-host", "llvm-host (the CPU's vector ISA)"), ("llvm", "llvm (baseline x86-64)"),
-           ("cuda", "cuda (a GPU worker)"))
+from curation.services.tuning import POLICIES, TARGET_LABELS, TUNING_TARGET, algorithm_names
 
 
 class RunForm(forms.Form):
     workload = forms.ModelChoiceField(queryset=Workload.objects.none(), to_field_name="name")
     algorithm = forms.ChoiceField(initial="beam")
-    policy = forms.ChoiceField(choices=POLICIES, initial="rule")
+    policy = forms.ChoiceField(choices=list(POLICIES.items()), initial="rule")
     verifications = forms.IntegerField(min_value=1, max_value=100_000, initial=20, required=False,
                                        label="Verifications")
     policy_calls = forms.IntegerField(min_value=1, max_value=100_000, required=False, label="Policy calls")
     seconds = forms.FloatField(min_value=1, max_value=86_400, required=False, label="Wall seconds")
     seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=0)
-    target = forms.ChoiceField(choices=TARGETS, initial="llvm-host")
+    #: The tuner builds for the worker's own CPU unless asked for baseline x86-64 (``verifier.targets``).
+    target = forms.ChoiceField(choices=list(TARGET_LABELS.items()), initial=TUNING_TARGET)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        from tuner.search import ALGORITHMS
-
         super().__init__(*args, **kwargs)
         self.fields["workload"].queryset = (Workload.objects.filter(states__depth=0).distinct()
                                             .order_by("name"))
-        self.fields["algorithm"].choices = [(name, name) for name in ALGORITHMS]
+        self.fields["algorithm"].choices = [(name, name) for name in algorithm_names()]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -41,7 +41,26 @@ def test_manage_tune_command_and_bad_input(settings, tmp_path, capsys):
         call_command("tune", "--name", "level9/none")
     with pytest.raises(Exception, match="unknown algorithm"):
         call_command("tune", "--name", "level1/layer_norm", "--algo", "annealing")
+    with pytest.raises(Exception, match="invalid choice: 'sse9'"):
+        call_command("tune", "--name", "level1/layer_norm", "--target", "sse9")
     assert Trajectory.objects.count() == 0
+
+
+def test_every_entry_point_offers_the_targets_the_verifier_knows():
+    """The run form, the API and ``manage.py tune`` take their choices from ``verifier.targets``."""
+    from curation.api.serializers import TrajectoryCreateSerializer
+    from curation.views.run_form import RunForm
+    from tuner.search import ALGORITHMS
+    from verifier.targets import TARGETS
+
+    form, api = RunForm(), TrajectoryCreateSerializer()
+    assert {name for name, _label in form.fields["target"].choices} == set(TARGETS)
+    assert set(api.fields["target"].choices) == set(TARGETS)
+    assert form.fields["target"].initial == api.fields["target"].default == "llvm-host"
+    assert list(api.fields["algorithm"].choices) == list(ALGORITHMS)
+    assert [name for name, _label in form.fields["algorithm"].choices] == list(ALGORITHMS)
+    with pytest.raises(ValueError, match="unknown target 'sse9'"):
+        create_trajectory(builtin("level1/layer_norm"), budget={"verifications": 1}, target="sse9")
 
 
 def test_a_failing_run_is_stored_as_failed(settings, tmp_path, monkeypatch):

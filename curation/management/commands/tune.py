@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from curation.models import Workload
-from curation.services.tuning import create_trajectory, run_trajectory
+from curation.services.tuning import POLICIES, TARGET_LABELS, TUNING_TARGET, create_trajectory, run_trajectory
 
 
 class Command(BaseCommand):
@@ -14,10 +14,10 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--name", action="append", default=[], required=True)
         parser.add_argument("--algo", default="beam")
-        parser.add_argument("--policy", default="rule", choices=("rule", "llm"))
+        parser.add_argument("--policy", default="rule", choices=list(POLICIES))
         parser.add_argument("--budget", default="verifications=40")
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--target", default="llvm-host", choices=["llvm-host", "llvm", "cuda"])
+        parser.add_argument("--target", default=TUNING_TARGET, choices=list(TARGET_LABELS))
         parser.add_argument("--queue", action="store_true", help="enqueue on the `tune` queue instead")
 
     def handle(self, *args, **options):
