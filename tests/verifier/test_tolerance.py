@@ -220,3 +220,22 @@ def test_cli_shows_the_bound_in_text_and_json(tmp_path: Path, monkeypatch, capsy
     assert data["tolerance"] == "scaled" and data["max_error_ratio"] > 1
     (output,) = data["outputs"].values()
     assert output["method"] == "scaled" and output["error_at_worst"] > output["bound_at_worst"] > 0
+
+
+def test_cli_max_bound_iterations_moves_the_limit_of_the_scaled_rule(tmp_path: Path, monkeypatch, capsys):
+    """256 statement executions: bounded by default, the fixed rule (with a note) when the limit is lower."""
+    import json
+
+    from steptp_cli.main import main as steptp
+
+    monkeypatch.setenv("STEPTP_CACHE_DIR", str(tmp_path / "cache"))
+    program = tmp_path / "mean.leir"
+    program.write_text(MEAN)
+    runs = {}
+    for limit in ("300", "100"):
+        assert steptp(["verify", str(program), "--reference", "interpreter", "--json",
+                       "--max-bound-iterations", limit]) == 0
+        runs[limit] = json.loads(capsys.readouterr().out)
+    assert runs["300"]["tolerance"] == "scaled"
+    assert runs["100"]["tolerance"] == "fixed"
+    assert any("260 statement executions > 100" in note for note in runs["100"]["notes"])
