@@ -120,6 +120,7 @@ def run_one(info, args) -> dict:
     try:
         policy = RulePolicy(seed=0, measured={}, target=args.target)
         search = tune(source, policy, measurer, Budget.parse(args.budget), algo="beam", branch=args.branch,
+                      max_depth=args.max_depth,
                       options={"width": args.width}, progress=_progress)
         final = verify(search.best.program, source=program, target=args.target, time=True,
                        pool=measurer.pool, cache=False,
@@ -199,7 +200,7 @@ def report(rows: list[dict], args) -> None:
         return "-" if v is None else format(v, spec)
 
     print(f"strategies registered: {', '.join(s.name for s in all_strategies())}")
-    print(f"budget {args.budget}, beam width {args.width}, branch {args.branch}, "
+    print(f"budget {args.budget}, beam width {args.width}, branch {args.branch}, max depth {args.max_depth}, "
           f"eager floor {args.eager_ms} ms, "
           f"timing repeats {args.repeats} x >= {args.min_repeat_ms} ms (interleaved), "
           f"target {args.target}")
@@ -252,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="per workload (verifications=N, policy_calls=N, seconds=S)")
     parser.add_argument("--width", type=int, default=2)
     parser.add_argument("--branch", type=int, default=4)
+    parser.add_argument("--max-depth", type=int, default=8, help="deepest state searched (default 8)")
     parser.add_argument("--eager-ms", type=float, default=1.0)
     parser.add_argument("--shape-t", type=float, default=None, metavar="T",
                         help="run every workload at point T (0..1) of the default->paper path instead of "
