@@ -48,6 +48,7 @@ from tuner.measure import Measurer  # noqa: E402
 from tuner.policies import RulePolicy  # noqa: E402
 from tuner.run import tune  # noqa: E402
 from tuner.search import Budget  # noqa: E402
+from verifier.targets import TUNING_TARGET  # noqa: E402
 from workloads.registry import list_workloads  # noqa: E402
 
 GEMM_WORDS = ("matmul", "bmm", "gemm", "linear")
@@ -259,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="run every workload at point T (0..1) of the default->paper path instead of "
                              "probing for the eager floor (eager's overhead on a loaded machine can meet "
                              "the floor at tiny sizes)")
-    parser.add_argument("--target", default="llvm-host",
+    parser.add_argument("--target", default=TUNING_TARGET,
                         help="llvm-host (default: this CPU's vector ISA, as eager's MKL/oneDNN use) or "
                              "llvm (baseline x86-64, the dataset's target)")
     parser.add_argument("--repeats", type=int, default=3)

@@ -121,7 +121,7 @@ def source_dtype(program) -> str:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    from verifier.reference import InterpreterReference, TorchSourceReference
+    from verifier.reference import BOUND_MAX_ITERATIONS, InterpreterReference, TorchSourceReference
     from verifier.verify import verify
 
     try:
@@ -157,12 +157,11 @@ def run_verify(args: argparse.Namespace) -> int:
         resolve(args.target)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    bound_limit = ({} if args.max_bound_iterations is None
-                   else {"max_bound_iterations": args.max_bound_iterations})
     result = verify(program, parent=parent, source=first, target=args.target, seed=args.seed,
                     special_values=args.special_values, time=args.time, reference=reference, params=params,
                     cache=not args.no_cache, timeout=args.timeout, memory_limit_mb=args.memory_mb,
-                    **bound_limit)
+                    max_bound_iterations=(BOUND_MAX_ITERATIONS if args.max_bound_iterations is None
+                                          else args.max_bound_iterations))
     if args.json:
         print(json.dumps(result.to_json(), indent=2, sort_keys=True))
     else:

@@ -223,7 +223,7 @@ def test_cli_shows_the_bound_in_text_and_json(tmp_path: Path, monkeypatch, capsy
 
 
 def test_cli_max_bound_iterations_moves_the_limit_of_the_scaled_rule(tmp_path: Path, monkeypatch, capsys):
-    """256 statement executions: bounded by default, the fixed rule (with a note) when the limit is lower."""
+    """260 statement executions: bounded under a limit of 300, the fixed rule (with a note) under 100."""
     import json
 
     from steptp_cli.main import main as steptp
