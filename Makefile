@@ -11,6 +11,8 @@ STAMP := $(VENV)/.steptp-installed
 ASSETS := static/vendor/.steptp-assets
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# `make test` runs the suite in this many pytest-xdist processes (one per core on the CI machine).
+TEST_PROCESSES ?= 2
 # Every queue but verify.cuda, which only GPU machines serve (make worker-gpu).
 CPU_QUEUES := generate,verify.cpu,export,tune
 
@@ -37,7 +39,7 @@ demo: $(STAMP) $(ASSETS)
 	$(PY) manage.py demo --host $(HOST) --port $(PORT)
 
 test: $(STAMP) $(ASSETS)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadgroup
 	$(BIN)/ruff check .
 
 lint: $(STAMP)

@@ -21,7 +21,9 @@ from curation.services.roles import Role
 from .fixtures import user
 from .workers import RABBITMQ_URL, children_of, publisher, purge, wait_for, worker
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+# one test process runs this whole module (make test runs pytest-xdist with --dist loadgroup): the RabbitMQ
+# cases share one broker's queues, which a second process's workers would drain
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow, pytest.mark.xdist_group("rabbitmq")]
 
 
 def _brokers():

@@ -14,7 +14,8 @@ from django.core.checks import run_checks
 from django.core.management import call_command
 from django.db import connection
 
-from steptp_web.env import env_bool, env_list, security_settings
+from steptp_web.env import env_bool, env_list, redis_database_per_process, security_settings
+from steptp_web.test_processes import isolate_test_process
 
 #: What ``check --deploy`` still reports for the local demo (DEBUG on, dev key, plain HTTP); each one is
 #: explained in docs/operations.md. Production settings must report none of them.
@@ -29,6 +30,25 @@ def test_env_bool_accepts_the_usual_spellings_and_refuses_typos():
     assert env_bool("X", True, {}) is True
     with pytest.raises(ValueError, match="not a boolean"):
         env_bool("X", False, {"X": "ture"})
+
+
+def test_each_test_process_gets_its_own_redis_database():
+    assert redis_database_per_process("redis://127.0.0.1:6379/0", 1) == "redis://127.0.0.1:6379/1"
+    assert redis_database_per_process("redis://:pw@h:6380/3", 2) == "redis://:pw@h:6380/5"
+    assert redis_database_per_process("redis://h:6379", 1) == "redis://h:6379/1"
+    assert redis_database_per_process("amqp://guest:guest@h:5672//", 1) == "amqp://guest:guest@h:5672//"
+    assert redis_database_per_process("filesystem://localhost/", 1) == "filesystem://localhost/"
+
+
+def test_a_test_process_moves_its_var_folder_and_redis_database_and_nothing_else(tmp_path):
+    environ = {"PYTEST_XDIST_WORKER": "gw1", "STEPTP_VAR_DIR": str(tmp_path),
+               "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "DATABASE_URL": "postgres://h/db"}
+    isolate_test_process(environ)
+    assert environ == {"PYTEST_XDIST_WORKER": "gw1", "STEPTP_VAR_DIR": str(tmp_path / "test-processes" / "gw1"),
+                       "CELERY_BROKER_URL": "redis://127.0.0.1:6379/1", "DATABASE_URL": "postgres://h/db"}
+    outside_xdist = {"STEPTP_VAR_DIR": str(tmp_path)}
+    isolate_test_process(outside_xdist)
+    assert outside_xdist == {"STEPTP_VAR_DIR": str(tmp_path)}
 
 
 def test_env_list_drops_blanks():
