@@ -138,6 +138,17 @@ def _no_process_shared_locks() -> None:
         TqdmDefaultWriteLock.mp_lock = None
 
 
+def _use_every_core_for_kernels() -> None:
+    """Size TVM's thread pool to every CPU this worker may run on, unless ``TVM_NUM_THREADS`` is set.
+
+    TVM sizes its pool once, on first use, and by default takes half the logical CPUs on x86-64 (it
+    assumes two hyperthreads per core). On a machine without SMT that halves every parallel kernel: on a
+    2-core VM a ``P`` loop ran on one thread while PyTorch eager, timed beside it, used both.
+    """
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    os.environ.setdefault("TVM_NUM_THREADS", str(usable))
+
+
 def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
     """Child process entry: redirect output to the log file, warm up, then serve jobs until ``None``."""
     log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
@@ -147,6 +158,7 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
     # Ctrl-C is the parent's business: it stops waiting and its exit handlers stop the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _no_process_shared_locks()
+    _use_every_core_for_kernels()
     warm_errors: list[str] = []
     for module in warm_modules:
         try:

@@ -110,7 +110,8 @@ def time_callable(func: Callable[[], Any], *, repeats: int = DEFAULT_REPEATS,
 
 @lru_cache(maxsize=1)
 def hardware() -> dict[str, Any]:
-    """The machine a timing was taken on: CPU model (from /proc/cpuinfo), core count, architecture."""
+    """The machine a timing was taken on: CPU model (from /proc/cpuinfo), core count, the threads a parallel
+    kernel runs on (TVM's pool, which a sandbox worker sizes to the usable cores), architecture."""
     cpu = platform.processor() or ""
     try:
         with open("/proc/cpuinfo") as info:
@@ -121,7 +122,15 @@ def hardware() -> dict[str, Any]:
     except OSError:
         pass
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"cpu": cpu, "cores": usable, "machine": platform.machine(), "gpu": gpu_name()}
+    return {"cpu": cpu, "cores": usable, "threads": kernel_threads(), "machine": platform.machine(),
+            "gpu": gpu_name()}
+
+
+def kernel_threads() -> int:
+    """The threads TVM's pool runs a parallel loop on in this process (its ``runtime.NumThreads``)."""
+    import tvm
+
+    return int(tvm.get_global_func("runtime.NumThreads")())
 
 
 def gpu_name() -> str | None:

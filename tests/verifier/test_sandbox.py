@@ -215,6 +215,15 @@ def tvm_pool():
         yield workers.start()
 
 
+def test_kernels_in_a_worker_run_on_every_usable_core(tvm_pool: WorkerPool):
+    """TVM's own default is half the logical CPUs on x86-64, one thread on a 2-core VM."""
+    from verifier.timing import kernel_threads
+
+    threads = tvm_pool.run(kernel_threads)
+    assert threads.ok
+    assert threads.value == int(os.environ.get("TVM_NUM_THREADS") or len(os.sched_getaffinity(0)))
+
+
 def _verify_leir(text: str, pool: WorkerPool, **kwargs):
     from leir.program import load_program
     from verifier.verify import verify
