@@ -1,4 +1,5 @@
-"""loop_binding (catalogue #17): a serial spatial loop is bound to a GPU block or thread axis."""
+"""loop_binding (catalogue #17): a serial spatial loop is bound to a GPU block or thread axis (a thread-bound
+loop to a block axis)."""
 
 from __future__ import annotations
 
@@ -44,8 +45,12 @@ class LoopBinding(Strategy):
     Before: ``B^{4}_{tx=0}L^{24}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a};];``
     After:  ``B^{4}_{tx=0}B^{24}_{ty=0}[D^{f32,g}_{tx,ty}=A^{f32,g}_{tx,ty};];``
 
+    A loop bound to a thread axis rebinds to a block axis the same way (``B^{4}_{tx=0}`` → ``B^{4}_{bx=0}``):
+    the frontend binds every program's outer loop to ``tx``, which the CPU runs serially, so this is the
+    step that lets those iterations run in parallel there (and spreads them over multiprocessors on cuda).
+
     Parameter ``axis``: ``bx by bz`` (blockIdx) or ``tx ty tz`` (threadIdx), every one that is legal.
-    Precondition: the loop is serial ``L`` with at least 2 iterations and spatial (no dependence along it); the axis is not bound
+    Precondition: the loop is serial ``L`` (or ``B`` on a thread axis, rebound to a block axis) with at least 2 iterations and spatial (no dependence along it); the axis is not bound
     already in the nest; a blockIdx axis is never inside a threadIdx loop (nor a threadIdx axis
     around a blockIdx loop); the launch stays within the CUDA limits — at most 1024 threads per block
     in total, 1024 on x/y and 64 on z, grid y/z at most 65535 — checked by
@@ -78,8 +83,13 @@ class LoopBinding(Strategy):
         return rebuild(program, path, block, loops, lambda e: substitute_vars(e, {lp.var: Var(name)}))
 
     def _problem(self, program: Program, path: tuple[int, ...], lp: Loop, axis: str) -> str | None:
-        if lp.kind != "L":
-            return f"the loop {loop_text(lp)} is {lp.kind}, not serial L"
+        if lp.kind == "B":
+            if is_block_axis(lp.var):
+                return f"the loop {loop_text(lp)} is bound to a block axis already"
+            if not is_block_axis(axis):
+                return f"the loop {loop_text(lp)} is bound to a thread axis already; it rebinds to a block axis"
+        elif lp.kind != "L":
+            return f"the loop {loop_text(lp)} is {lp.kind}, not serial L or thread-bound B"
         if lp.extent < 2:
             return f"the loop {loop_text(lp)} has a single iteration; binding it launches nothing more"
         reason = loop_race_reason(program, path, lp.var)
@@ -133,13 +143,19 @@ class LoopBinding(Strategy):
             why = (f"the {old.extent} iterations become {old.extent} threads on {tag}; one block now has "
                    f"{threads} thread(s) (limit {MAX_THREADS_PER_BLOCK}), executed in warps of 32")
         cpu = "blockIdx loops in parallel" if is_block_axis(axis) else "threadIdx loops serially"
+        what = (f"the loop {t.before(loop_text(old))}, bound to {thread_tag(old.var)},"
+                if old.kind == "B" else f"the serial loop {t.before(loop_text(old))}")
+        rationale = f"On cuda {why}; on the CPU the documented mapping runs {cpu}."
+        if old.kind == "B":
+            rationale = (f"On the CPU the documented mapping runs threadIdx loops serially and blockIdx loops in "
+                         f"parallel, so the {old.extent} iterations now run in parallel; on cuda {why}.")
         return t.build(
-            applicability=(f"In {describe_block(site.path)} the serial loop {t.before(loop_text(old))} is "
+            applicability=(f"In {describe_block(site.path)} {what} is "
                            f"spatial, {tag} is free in this launch, and extent {old.extent} is within the "
                            f"{tag} limit of {axis_limit(tag)}."),
             change=(f"{t.before(loop_text(old))} becomes {t.after(loop_text(new))} with axis={axis}; every "
                     f"use of {old.var} becomes {new.var}."),
-            rationale=f"On cuda {why}; on the CPU the documented mapping runs {cpu}.",
+            rationale=rationale,
             exactness=("Exact (E): each bound iteration computes its own elements with the same arithmetic, "
                        "so the outputs are bitwise identical."),
         )
