@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from urllib.parse import urlsplit, urlunsplit
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off", ""})
@@ -38,20 +37,6 @@ def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.envi
     if raw is None:
         return list(default)
     return [item.strip() for item in raw.split(",") if item.strip()]
-
-
-def redis_database_per_process(broker_url: str, process: int) -> str:
-    """``broker_url`` moved ``process`` Redis databases up (``/0`` → ``/1`` for the second test process).
-
-    Parallel test processes each run real Celery workers on the same queue names; on one Redis database a
-    worker would take the other process's messages. Other brokers are returned unchanged (the RabbitMQ tests
-    run in one process, see ``tests/backend/test_curation_worker.py``).
-    """
-    parts = urlsplit(broker_url)
-    if parts.scheme not in {"redis", "rediss"}:
-        return broker_url
-    database = int(parts.path.strip("/") or 0) + process
-    return urlunsplit(parts._replace(path=f"/{database}"))
 
 
 def security_settings(debug: bool, environ: Mapping[str, str] = os.environ) -> dict[str, object]:

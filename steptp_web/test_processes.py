@@ -12,10 +12,23 @@ from __future__ import annotations
 import os
 from collections.abc import MutableMapping
 from pathlib import Path
-
-from steptp_web.env import redis_database_per_process
+from urllib.parse import urlsplit, urlunsplit
 
 DEFAULT_VAR_DIR = Path(__file__).resolve().parent.parent / "var"
+
+
+def redis_database_per_process(broker_url: str, process: int) -> str:
+    """``broker_url`` moved ``process`` Redis databases up (``/0`` → ``/1`` for the second test process).
+
+    Parallel test processes each run real Celery workers on the same queue names; on one Redis database a
+    worker would take the other process's messages. Other brokers are returned unchanged (the RabbitMQ tests
+    run in one process, see ``tests/backend/test_curation_worker.py``).
+    """
+    parts = urlsplit(broker_url)
+    if parts.scheme not in {"redis", "rediss"}:
+        return broker_url
+    database = int(parts.path.strip("/") or 0) + process
+    return urlunsplit(parts._replace(path=f"/{database}"))
 
 
 def isolate_test_process(environ: MutableMapping[str, str] = os.environ) -> None:

@@ -138,15 +138,32 @@ def _no_process_shared_locks() -> None:
         TqdmDefaultWriteLock.mp_lock = None
 
 
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity, which a cgroup cpuset narrows)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def kernel_threads() -> int:
+    """The threads a worker's parallel kernels run on: ``TVM_NUM_THREADS`` if the operator set it, else
+    every usable core (``_use_every_core_for_kernels``)."""
+    return int(os.environ.get("TVM_NUM_THREADS") or usable_cores())
+
+
 def _use_every_core_for_kernels() -> None:
-    """Size TVM's thread pool to every CPU this worker may run on, unless ``TVM_NUM_THREADS`` is set.
+    """Size TVM's thread pool to ``kernel_threads()`` before TVM first starts it.
 
     TVM sizes its pool once, on first use, and by default takes half the logical CPUs on x86-64 (it
     assumes two hyperthreads per core). On a machine without SMT that halves every parallel kernel: on a
     2-core VM a ``P`` loop ran on one thread while PyTorch eager, timed beside it, used both.
     """
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    os.environ.setdefault("TVM_NUM_THREADS", str(usable))
+    os.environ["TVM_NUM_THREADS"] = str(kernel_threads())
+
+
+def probe_tvm_threads() -> int:
+    """Job: the size of this worker's TVM thread pool (``runtime.NumThreads``)."""
+    import tvm
+
+    return int(tvm.get_global_func("runtime.NumThreads")())
 
 
 def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:

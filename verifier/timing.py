@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from verifier.result import TimingStats
+from verifier.sandbox import kernel_threads, usable_cores
 
 DEFAULT_REPEATS = 7
 DEFAULT_MIN_REPEAT_MS = 50.0
@@ -121,16 +122,8 @@ def hardware() -> dict[str, Any]:
                     break
     except OSError:
         pass
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"cpu": cpu, "cores": usable, "threads": kernel_threads(), "machine": platform.machine(),
+    return {"cpu": cpu, "cores": usable_cores(), "threads": kernel_threads(), "machine": platform.machine(),
             "gpu": gpu_name()}
-
-
-def kernel_threads() -> int:
-    """The threads TVM's pool runs a parallel loop on in this process (its ``runtime.NumThreads``)."""
-    import tvm
-
-    return int(tvm.get_global_func("runtime.NumThreads")())
 
 
 def gpu_name() -> str | None:

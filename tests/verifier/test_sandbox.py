@@ -25,6 +25,7 @@ from verifier.sandbox import (
     probe_segfault,
     probe_send_garbage,
     probe_sleep,
+    probe_tvm_threads,
     run_isolated,
 )
 
@@ -217,9 +218,7 @@ def tvm_pool():
 
 def test_kernels_in_a_worker_run_on_every_usable_core(tvm_pool: WorkerPool):
     """TVM's own default is half the logical CPUs on x86-64, one thread on a 2-core VM."""
-    from verifier.timing import kernel_threads
-
-    threads = tvm_pool.run(kernel_threads)
+    threads = tvm_pool.run(probe_tvm_threads)
     assert threads.ok
     assert threads.value == int(os.environ.get("TVM_NUM_THREADS") or len(os.sched_getaffinity(0)))
 

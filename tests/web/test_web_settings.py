@@ -14,8 +14,8 @@ from django.core.checks import run_checks
 from django.core.management import call_command
 from django.db import connection
 
-from steptp_web.env import env_bool, env_list, redis_database_per_process, security_settings
-from steptp_web.test_processes import isolate_test_process
+from steptp_web.env import env_bool, env_list, security_settings
+from steptp_web.test_processes import isolate_test_process, redis_database_per_process
 
 #: What ``check --deploy`` still reports for the local demo (DEBUG on, dev key, plain HTTP); each one is
 #: explained in docs/operations.md. Production settings must report none of them.

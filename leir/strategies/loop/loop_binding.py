@@ -142,13 +142,14 @@ class LoopBinding(Strategy):
         else:
             why = (f"the {old.extent} iterations become {old.extent} threads on {tag}; one block now has "
                    f"{threads} thread(s) (limit {MAX_THREADS_PER_BLOCK}), executed in warps of 32")
-        cpu = "blockIdx loops in parallel" if is_block_axis(axis) else "threadIdx loops serially"
-        what = (f"the loop {t.before(loop_text(old))}, bound to {thread_tag(old.var)},"
-                if old.kind == "B" else f"the serial loop {t.before(loop_text(old))}")
-        rationale = f"On cuda {why}; on the CPU the documented mapping runs {cpu}."
-        if old.kind == "B":
+        if old.kind == "B":  # a thread axis rebound to a block axis
+            what = f"the loop {t.before(loop_text(old))}, bound to {thread_tag(old.var)},"
             rationale = (f"On the CPU the documented mapping runs threadIdx loops serially and blockIdx loops in "
                          f"parallel, so the {old.extent} iterations now run in parallel; on cuda {why}.")
+        else:
+            what = f"the serial loop {t.before(loop_text(old))}"
+            cpu = "blockIdx loops in parallel" if is_block_axis(axis) else "threadIdx loops serially"
+            rationale = f"On cuda {why}; on the CPU the documented mapping runs {cpu}."
         return t.build(
             applicability=(f"In {describe_block(site.path)} {what} is "
                            f"spatial, {tag} is free in this launch, and extent {old.extent} is within the "
