@@ -1,4 +1,4 @@
-"""pytest plugin (``-p`` in pyproject's addopts): one ``var/`` and one Redis database per test process.
+"""pytest plugin (``-p`` in pyproject's addopts): one ``var/``, CPU lock and Redis database per test process.
 
 ``make test`` runs the suite in several pytest-xdist processes. Each one's tests start real Celery workers
 on the same queue names and write exports, SQLite files and broker messages under ``var/``, so two
@@ -36,8 +36,12 @@ def isolate_test_process(environ: MutableMapping[str, str] = os.environ) -> None
     process = environ.get("PYTEST_XDIST_WORKER", "")
     if not process:
         return
-    var_dir = Path(environ.get("STEPTP_VAR_DIR") or DEFAULT_VAR_DIR)
-    environ["STEPTP_VAR_DIR"] = str(var_dir / "test-processes" / process)
+    var_dir = Path(environ.get("STEPTP_VAR_DIR") or DEFAULT_VAR_DIR) / "test-processes" / process
+    environ["STEPTP_VAR_DIR"] = str(var_dir)
+    # Sandbox jobs of one test process time alone among themselves, not behind the other processes' jobs
+    # (that would serialise the suite; the timing tests assert ratios that tolerate a busy neighbour).
+    var_dir.mkdir(parents=True, exist_ok=True)
+    environ["STEPTP_CPU_LOCK"] = str(var_dir / "cpu.lock")
     if broker := environ.get("CELERY_BROKER_URL"):
         environ["CELERY_BROKER_URL"] = redis_database_per_process(broker, int(process.removeprefix("gw")))
 

@@ -21,11 +21,13 @@ PROBE_MIN_REPEAT_MS = 10.0
 def eager_ms_job(path: str, sets: Mapping[str, Any]) -> float:
     """The job itself (runs in the worker): median ms per forward call of the file's model at ``sets``,
     timed by ``TorchSourceReference.time_eager``, the final check's own eager timing."""
+    from verifier.cpu_share import alone
     from verifier.reference import TorchSourceReference
 
     reference = TorchSourceReference(path, sets)
-    stats, _ = reference.time_eager(reference.inputs(), repeats=PROBE_REPEATS,
-                                    min_repeat_ms=PROBE_MIN_REPEAT_MS)
+    arrays = reference.inputs()
+    with alone():
+        stats, _ = reference.time_eager(arrays, repeats=PROBE_REPEATS, min_repeat_ms=PROBE_MIN_REPEAT_MS)
     return float(stats.median * 1e3)
 
 

@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from verifier.cpu_share import process_share
+
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MEMORY_LIMIT_MB = 4096
 STARTUP_TIMEOUT_S = 180.0
@@ -186,6 +188,7 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     global _CONNECTION
     _CONNECTION = conn
+    share = process_share()  # every job holds the host's CPUs shared; timing holds them alone
     while True:
         try:
             raw = conn.recv_bytes()
@@ -209,6 +212,7 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
             if hard == resource.RLIM_INFINITY or budget < hard:
                 resource.setrlimit(resource.RLIMIT_AS, (budget, hard))
                 limited = True
+        share.begin_job()
         try:
             value = func(*args, **kwargs)
             reply: tuple = ("ok", value)
@@ -218,6 +222,7 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
             kind = "memory" if limited and _is_memory_error(exc, text + tb) else "error"
             reply = (kind, type(exc).__name__, text, tb)
         finally:
+            share.end_job()
             if limited:
                 resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
             sys.stdout.flush()

@@ -17,11 +17,12 @@ benchmarks use. The protocol (ARCHITECTURE.md, "Verification protocol"):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import threading
 import time as _time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +30,7 @@ import numpy as np
 
 from leir.ast import Program
 from verifier import cache as cache_mod
+from verifier import cpu_share
 from verifier import reuse as reuse_mod
 from verifier.compare import RULE_VERSION, compare_outputs, outputs_bitwise_equal, scaled_allowance
 from verifier.errors import KernelFailure, VerifierError
@@ -411,6 +413,20 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
     return out
 
 
+@contextlib.contextmanager
+def _cpus_alone(spec: _JobSpec, out: dict[str, Any]) -> Iterator[None]:
+    """Time with this host's CPUs to this job (``cpu_share``) on a CPU target; note it when they were not."""
+    from verifier.targets import is_gpu
+
+    if is_gpu(spec.target):
+        yield
+        return
+    with cpu_share.alone() as held:
+        yield
+    if (note := held.note()) is not None and note not in out["notes"]:
+        out["notes"].append(note)
+
+
 def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dict[str, Any]) -> None:
     """Time the state, its parent and the source (interleaved) and PyTorch eager (last) on fresh inputs;
     re-check the state's timed binary."""
@@ -430,7 +446,8 @@ def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dic
         except Exception as exc:  # noqa: BLE001
             out["notes"].append(f"the source program could not be timed: {_err(exc)}")
     # Before any PyTorch forward (the reference below), whose thread pool may still spin afterwards.
-    out.update(_timed_together(timed, spec, fresh, digest, options))
+    with _cpus_alone(spec, out):
+        out.update(_timed_together(timed, spec, fresh, digest, options))
     if "parent_timing" in out:
         out["speedup_vs_parent"] = timing.speedup(out["parent_timing"], out["timing"])
     if "source_timing" in out:
@@ -458,7 +475,8 @@ def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dic
     time_eager = getattr(reference, "time_eager", None)
     if time_eager is not None:
         try:
-            out["torch_timing"], what = time_eager(fresh, **options)
+            with _cpus_alone(spec, out):
+                out["torch_timing"], what = time_eager(fresh, **options)
             out["speedup_vs_torch"] = timing.speedup(out["torch_timing"], out["timing"])
             out["notes"].append(f"PyTorch timing: {what}")
         except Exception as exc:  # noqa: BLE001

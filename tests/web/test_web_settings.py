@@ -40,12 +40,15 @@ def test_each_test_process_gets_its_own_redis_database():
     assert redis_database_per_process("filesystem://localhost/", 1) == "filesystem://localhost/"
 
 
-def test_a_test_process_moves_its_var_folder_and_redis_database_and_nothing_else(tmp_path):
+def test_a_test_process_moves_its_var_folder_cpu_lock_and_redis_database_and_nothing_else(tmp_path):
     environ = {"PYTEST_XDIST_WORKER": "gw1", "STEPTP_VAR_DIR": str(tmp_path),
                "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "DATABASE_URL": "postgres://h/db"}
     isolate_test_process(environ)
-    assert environ == {"PYTEST_XDIST_WORKER": "gw1", "STEPTP_VAR_DIR": str(tmp_path / "test-processes" / "gw1"),
+    own = tmp_path / "test-processes" / "gw1"
+    assert environ == {"PYTEST_XDIST_WORKER": "gw1", "STEPTP_VAR_DIR": str(own),
+                       "STEPTP_CPU_LOCK": str(own / "cpu.lock"),
                        "CELERY_BROKER_URL": "redis://127.0.0.1:6379/1", "DATABASE_URL": "postgres://h/db"}
+    assert own.is_dir()
     outside_xdist = {"STEPTP_VAR_DIR": str(tmp_path)}
     isolate_test_process(outside_xdist)
     assert outside_xdist == {"STEPTP_VAR_DIR": str(tmp_path)}
