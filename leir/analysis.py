@@ -160,7 +160,13 @@ def carried_vars(stmt: Assign, loops: Iterable[Loop], kind: StmtKind) -> frozens
 
 
 def _cross_statement_carried(block: Block, var: str, base: Path) -> bool:
-    """Whether two statements in the nest touch one tensor at subscripts that differ along ``var``."""
+    """Whether two accesses in the nest touch one written tensor at subscripts that differ, where ``var``
+    could carry a value from one iteration to another.
+
+    It cannot when every access of the tensor subscripts one dimension with ``var`` itself: iteration
+    ``var = v`` then touches slice ``v`` of that dimension only, whatever the other subscripts do (the
+    batch loop of a scan ``M_{b,t} = M_{b,t-1} + …`` runs its batches independently).
+    """
     accesses: dict[str, list[tuple[tuple[Expr, ...], bool]]] = {}
     for _, stmt, _ in item_statements(block):
         accesses.setdefault(stmt.target.name, []).append((stmt.target.indices, True))
@@ -170,9 +176,17 @@ def _cross_statement_carried(block: Block, var: str, base: Path) -> bool:
         if not any(is_write for _, is_write in entries):
             continue
         subscripts = {indices for indices, _ in entries}
-        if len(subscripts) > 1 and any(var in _vars_in(i) for sub in subscripts for i in sub):
+        if len(subscripts) > 1 and any(var in _vars_in(i) for sub in subscripts for i in sub) \
+                and not _sliced_by(subscripts, var):
             return True
     return False
+
+
+def _sliced_by(subscripts: Iterable[tuple[Expr, ...]], var: str) -> bool:
+    """Whether one dimension is subscripted by the plain variable ``var`` in every one of ``subscripts``."""
+    rows = list(subscripts)
+    width = min(len(row) for row in rows)
+    return any(all(isinstance(row[k], Var) and row[k].name == var for row in rows) for k in range(width))
 
 
 def loop_carries_dependence(program: Program, block_path: Path, var: str) -> bool:

@@ -48,3 +48,27 @@ def test_refuses_reduction_recurrence_and_nested_parallel_loops():
     shifted = leir("input A: f32[9]\noutput C: f32[8]\n---\n"
                    "L^{8}_{i=0}[X^{f32,g}_{i+1}=A^{f32,g}_{i};C^{f32,g}_{i}=X^{f32,g}_{i}+1;];")
     assert candidates(shifted, "loop_parallelization") == []
+
+
+SCAN = ("input A: f32[6, 64, 8]\noutput C: f32[6, 64, 8]\n---\n"
+        "L^{6}_{b=0}L^{64}_{t=0}L^{8}_{d=0}["
+        "C^{f32,g}_{b,t,d}=if_then_else(t-1<0,0,C^{f32,g}_{b,t-1,d})+A^{f32,g}_{b,t,d};];")
+
+
+def test_the_batch_and_lane_loops_of_a_scan_run_in_parallel_and_the_scan_loop_does_not():
+    # Every access of C subscripts a dimension with b itself (and one with d): iteration b = v reads and
+    # writes slice v only, so the recurrence along t carries nothing between batches or lanes.
+    program = leir(SCAN)
+    loops = {s.get("loop") for s in candidates(program, "loop_parallelization")}
+    assert loops == {"b", "d"}
+    assert "carries a recurrence" in refusal_reason(program, "loop_parallelization", Site((0,), (("loop", "t"),)))
+    for site in candidates(program, "loop_parallelization"):
+        check_step(apply_strategy(program, "loop_parallelization", site), honoured=True)
+
+
+def test_a_loop_that_does_not_slice_every_access_still_carries_the_dependence():
+    # C_{b+1,...} is written from C_{b,...}: no dimension is subscripted by b alone in both accesses.
+    shifted = leir("input A: f32[7, 8]\noutput C: f32[7, 8]\n---\n"
+                   "L^{6}_{b=0}L^{8}_{d=0}[C^{f32,g}_{b+1,d}=C^{f32,g}_{b,d}+A^{f32,g}_{b,d};];")
+    loops = {s.get("loop") for s in candidates(shifted, "loop_parallelization")}
+    assert loops == {"d"}
