@@ -52,18 +52,30 @@ class Alone:
 
     alone: bool
     waited_s: float
+    #: Why there was no lock to take at all (the lock file could not be opened).
+    unusable: str | None = None
 
     def note(self) -> str | None:
         """A result note when the timing shared the CPUs (``None`` when it did not)."""
         if self.alone:
             return None
+        if self.unusable is not None:
+            return (f"timed without the host CPU lock ({LOCK_ENV}: {self.unusable}): other sandbox jobs "
+                    "may have run beside it")
         return (f"timed while other sandbox jobs on this host were still running (waited "
                 f"{self.waited_s:.0f} s for them, the {WAIT_ENV} limit): parallel kernels may read slower "
                 "than they are")
 
 
 def _open(path: str) -> int:
-    return os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    """Open (creating) a lock file; read-only is enough for ``flock`` when another user created it."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    except PermissionError:
+        return os.open(path, os.O_RDONLY)
+    with contextlib.suppress(OSError):  # let workers of other users on the host share it
+        os.fchmod(fd, 0o666)
+    return fd
 
 
 def _take(fd: int, mode: int, deadline: float) -> bool:
@@ -90,15 +102,27 @@ class HostShare:
         self._main: int | None = None
         self._gate: int | None = None
         self.shared = False
+        #: Why the lock files could not be opened (``None`` while they can).
+        self.unusable: str | None = None
 
-    def _fds(self) -> tuple[int, int]:
-        if self._main is None or self._gate is None:
-            self._main, self._gate = _open(self.path), _open(self.path + ".gate")
+    def _fds(self) -> tuple[int, int] | None:
+        """The two lock files, or ``None`` when they cannot be opened (``unusable`` says why): jobs then
+        run and time without the lock rather than fail."""
+        if self.unusable is None and (self._main is None or self._gate is None):
+            try:
+                self._main, self._gate = _open(self.path), _open(self.path + ".gate")
+            except OSError as exc:
+                self.unusable = f"{type(exc).__name__}: {exc}"
+        if self.unusable is not None:
+            return None
         return self._main, self._gate
 
     def _through_gate(self, mode: int, deadline: float) -> bool:
         """Pass the turnstile (held by a waiting timer), then take the main lock in ``mode``."""
-        main, gate = self._fds()
+        fds = self._fds()
+        if fds is None:
+            return False
+        main, gate = fds
         if not _take(gate, fcntl.LOCK_EX, deadline):
             return False
         try:
@@ -119,15 +143,14 @@ class HostShare:
     def alone(self) -> Iterator[Alone]:
         """Hold the CPUs exclusively for the ``with`` body; a job's shared hold is given back afterwards."""
         was_shared = self.shared
-        main, _gate = self._fds()
         start = time.monotonic()
         if was_shared:
-            fcntl.flock(main, fcntl.LOCK_UN)  # a conversion would drop it anyway; others may run meanwhile
+            self.end_job()  # a conversion would drop it anyway; others may run meanwhile
         got = self._through_gate(fcntl.LOCK_EX, start + wait_seconds())
         try:
-            yield Alone(got, time.monotonic() - start)
+            yield Alone(got, time.monotonic() - start, self.unusable)
         finally:
-            fcntl.flock(main, fcntl.LOCK_UN)
+            self.end_job()
             if was_shared:
                 self.begin_job()
 

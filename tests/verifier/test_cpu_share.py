@@ -4,8 +4,11 @@ conflict exactly as two processes do: the locks belong to the open file)."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -169,3 +172,40 @@ def test_verify_notes_a_timing_that_could_not_have_the_cpus_alone(lock, monkeypa
         quiet = verify(load_program(PARALLEL_SUM), pool=pool.start(), time=True, cache=False,
                        repeats=2, min_repeat_ms=2, reference="interpreter")
     assert quiet.timing is not None and not any("other sandbox jobs" in note for note in quiet.notes)
+
+
+def test_an_unusable_lock_path_runs_jobs_unlocked_and_says_so_in_the_timing_note(tmp_path):
+    share = HostShare(str(tmp_path / "missing-folder" / "cpu.lock"))
+    share.begin_job()
+    assert not share.shared and "FileNotFoundError" in share.unusable
+    with share.alone() as held:
+        assert not held.alone
+    assert "without the host CPU lock" in held.note() and "missing-folder" in held.note()
+    share.end_job()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a holder as another user")
+def test_a_lock_file_another_user_created_is_held_read_only_and_still_excludes(monkeypatch):
+    folder = tempfile.mkdtemp(prefix="steptp-lock-")
+    os.chmod(folder, 0o777)
+    path = os.path.join(folder, "cpu.lock")
+    for name in (path, path + ".gate"):
+        os.close(os.open(name, os.O_RDWR | os.O_CREAT, 0o644))  # root's files, not writable by nobody
+    root = str(Path(cpu_share.__file__).resolve().parents[1])
+    # the system interpreter: nobody cannot read a Python under /root; the module needs only the stdlib
+    python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
+    holder = subprocess.Popen(
+        [python, "-c", (
+            f"import sys, time; sys.path.insert(0, {root!r})\n"
+            "from verifier.cpu_share import HostShare\n"
+            f"share = HostShare({path!r}); share.begin_job()\n"
+            "print(share.shared, share.unusable, flush=True); time.sleep(60)\n")],
+        stdout=subprocess.PIPE, text=True, user="nobody", env={"PATH": os.environ.get("PATH", "")})
+    try:
+        assert holder.stdout.readline().split() == ["True", "None"]
+        monkeypatch.setenv(cpu_share.WAIT_ENV, "0.2")
+        with HostShare(path).alone() as held:
+            assert not held.alone and held.unusable is None
+    finally:
+        holder.kill()
+        holder.wait(10)
