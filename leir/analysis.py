@@ -186,7 +186,11 @@ def _sliced_by(subscripts: Iterable[tuple[Expr, ...]], var: str) -> bool:
     """Whether one dimension is subscripted by the plain variable ``var`` in every one of ``subscripts``."""
     rows = list(subscripts)
     width = min(len(row) for row in rows)
-    return any(all(isinstance(row[k], Var) and row[k].name == var for row in rows) for k in range(width))
+    return any(all(_is_var(row[k], var) for row in rows) for k in range(width))
+
+
+def _is_var(index: Expr, name: str) -> bool:
+    return isinstance(index, Var) and index.name == name
 
 
 def loop_carries_dependence(program: Program, block_path: Path, var: str) -> bool:
