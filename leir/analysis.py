@@ -177,20 +177,25 @@ def _cross_statement_carried(block: Block, var: str, base: Path) -> bool:
             continue
         subscripts = {indices for indices, _ in entries}
         if len(subscripts) > 1 and any(var in _vars_in(i) for sub in subscripts for i in sub) \
-                and not _sliced_by(subscripts, var):
+                and not separates(var, subscripts):
             return True
     return False
 
 
-def _sliced_by(subscripts: Iterable[tuple[Expr, ...]], var: str) -> bool:
-    """Whether one dimension is subscripted by the plain variable ``var`` in every one of ``subscripts``."""
+def separates(var: str, subscripts: Iterable[tuple[Expr, ...]]) -> bool:
+    """Whether one dimension is subscripted by the bare variable ``var`` (parentheses aside) in every one
+    of ``subscripts``, all of one rank: distinct values of ``var`` then address distinct elements, so a loop
+    over it carries nothing through that tensor. The interpreter vectorises by it; ``loop_race_reason``
+    lets the batch loops of a scan run in parallel by it."""
     rows = list(subscripts)
-    width = min(len(row) for row in rows)
-    return any(all(_is_var(row[k], var) for row in rows) for k in range(width))
+    rank = len(rows[0]) if rows else 0
+    return any(all(len(row) == rank and _bare_name(row[d]) == var for row in rows) for d in range(rank))
 
 
-def _is_var(index: Expr, name: str) -> bool:
-    return isinstance(index, Var) and index.name == name
+def _bare_name(index: Expr) -> str | None:
+    while isinstance(index, Paren):
+        index = index.inner
+    return index.name if isinstance(index, Var) else None
 
 
 def loop_carries_dependence(program: Program, block_path: Path, var: str) -> bool:

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from leir.analysis import separates
 from leir.ast import (
     Assign,
     BinOp,
@@ -278,21 +279,6 @@ def _statement_loops(block: Block, outer: tuple = ()) -> dict[int, tuple]:
     return out
 
 
-def _separates(var: str, refs: list[TensorRef]) -> bool:
-    """True when every reference has the bare variable at one common position (distinct values of
-    ``var`` then always address distinct elements)."""
-    rank = len(refs[0].indices)
-    for d in range(rank):
-        if all(
-            len(r.indices) == rank
-            and isinstance(_strip(r.indices[d]), Var)
-            and _strip(r.indices[d]).name == var
-            for r in refs
-        ):
-            return True
-    return False
-
-
 def _vector_loops(block: Block, fast: Mapping[int, object]) -> frozenset[str]:
     """Loop variables of ``block``'s header whose iterations never touch the same written element."""
     accesses: dict[str, list[TensorRef]] = {}
@@ -305,7 +291,8 @@ def _vector_loops(block: Block, fast: Mapping[int, object]) -> frozenset[str]:
     vector = set()
     for loop in block.loops:
         # a single iteration cannot conflict with another
-        if loop.extent == 1 or all(_separates(loop.var, accesses[name]) for name in written):
+        if loop.extent == 1 or all(separates(loop.var, [r.indices for r in accesses[name]])
+                                   for name in written):
             vector.add(loop.var)
     return frozenset(vector)
 
