@@ -154,23 +154,15 @@ class HostShare:
             if was_shared:
                 self.begin_job()
 
-    def close(self) -> None:
-        for fd in (self._main, self._gate):
-            if fd is not None:
-                os.close(fd)
-        self._main = self._gate = None
-        self.shared = False
-
 
 _PROCESS_SHARE: HostShare | None = None
 
 
 def process_share() -> HostShare:
-    """This process's ``HostShare`` (a sandbox worker's holds its job's shared lock)."""
+    """This process's ``HostShare`` (a sandbox worker's holds its job's shared lock); the lock path is read
+    once, when a process first asks."""
     global _PROCESS_SHARE
-    if _PROCESS_SHARE is None or _PROCESS_SHARE.path != lock_path():
-        if _PROCESS_SHARE is not None:
-            _PROCESS_SHARE.close()
+    if _PROCESS_SHARE is None:
         _PROCESS_SHARE = HostShare()
     return _PROCESS_SHARE
 
