@@ -4,7 +4,9 @@ No measurement, no TVM: the model counts, per statement, the iterations of its l
 of its right-hand side (a transcendental call weighs ``TRANSCENDENTAL_WEIGHT`` operations), the bytes it
 touches per iteration (global tensors at full weight, staged ``s``/``l`` scopes cheaper; an access
 invariant in the innermost loop cheaper, one that strides across it dearer than a contiguous one), and
-the loop-control overhead of every loop that is not unrolled. Loops count as what the lowering makes of
+the loop-control overhead of every loop that is not unrolled, and per top-level block one pass through
+memory over every global tensor too large for the cache (what a materialised intermediate costs).
+Loops count as what the lowering makes of
 them on the target (``llvm``: ``verifier.lowering``'s CPU mapping — a ``P`` or block-axis ``B`` loop is
 parallel unless it carries a dependence or sits in a parallel loop, a thread-axis ``B`` such as ``tx`` is
 serial, a ``V`` loop is vectorised unless it carries a dependence, and LLVM vectorises a serial innermost
@@ -17,10 +19,11 @@ It is a heuristic to order proposals, never a claim about speed: every accepted 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from leir.analysis import item_statements, stmt_reads
+from leir.analysis import item_statements, program_info, separates, stmt_reads, stride_along
 from leir.ast import (
     Assign,
     BinOp,
@@ -50,6 +53,12 @@ PARALLEL_ENTRY = 2000.0
 #: Access weights by stride along the innermost loop: invariant (a register), contiguous, strided.
 INVARIANT_WEIGHT = 0.5
 STRIDED_WEIGHT = 4.0
+#: A global tensor larger than this does not stay in the last-level cache (a server's share for
+#: ``CORES`` cores): every top-level block that touches it streams all of it through memory once, at
+#: ``STREAM_WEIGHT`` per byte whatever its loops — the cost inlining or fusing a large intermediate
+#: saves on the CPU, and the one a staging or transposing copy of a large tensor adds.
+CACHE_BYTES = 16 * 1024 * 1024
+STREAM_WEIGHT = 0.125
 DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "u8": 1, "i16": 2, "i32": 4, "i64": 8,
                "bool": 1}
 #: Calls that keep LLVM's loop vectoriser out (no inline vector form in TVM's lowering; checked on the
@@ -70,10 +79,22 @@ class CostBreakdown:
     overhead: float
     #: Modelled cost of each top-level block, by block index: where a program spends its time.
     blocks: tuple[float, ...] = ()
+    #: The part of each block's cost that streams large tensors (``streamed_bytes``): no loop order
+    #: changes it, only removing the block's use of the tensor does.
+    streamed: tuple[float, ...] = ()
 
     def share(self, block: int) -> float:
         """The fraction of the total spent in top-level block ``block``."""
         return self.blocks[block] / self.total if self.total and block < len(self.blocks) else 0.0
+
+    def loop_share(self, block: int) -> float:
+        """The fraction of the cost loop steps can change (all but the streaming) spent in ``block``:
+        where looking ahead through reorders and splits can pay."""
+        if block >= len(self.blocks):
+            return 0.0
+        streamed = self.streamed or (0.0,) * len(self.blocks)
+        rest = self.total - sum(streamed)
+        return (self.blocks[block] - streamed[block]) / rest if rest > 0 else 0.0
 
 
 def expr_ops(expr: Expr, transcendental: float = TRANSCENDENTAL_WEIGHT) -> float:
@@ -230,9 +251,13 @@ def _unit_stride(expr: Expr, var: str) -> bool:
     return False
 
 
-def access_weight(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
+def access_weight(ref: TensorRef, loops: tuple[Loop, ...], shape: tuple[int, ...] | None = None) -> float:
     """How dear one access of ``ref`` is, by how it moves along the innermost non-unit loop: invariant
-    (kept in a register), contiguous (a cache line serves many iterations) or strided (a line each)."""
+    (kept in a register), contiguous (a cache line serves many iterations) or strided (a line each).
+
+    With the tensor's ``shape`` the stride is read from the row-major layout (``X[c,0]`` of an ``[n,1]``
+    tensor moves one element per ``c``); without it, only a unit step in the last index is contiguous.
+    """
     inner = next((lp.var for lp in reversed(loops) if lp.extent > 1), None)
     if inner is None or not ref.indices:
         return INVARIANT_WEIGHT
@@ -242,16 +267,22 @@ def access_weight(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
     last = len(ref.indices) - 1
     if using == [last] and _unit_stride(ref.indices[last], inner):
         return 1.0
+    if shape is not None and len(shape) == len(ref.indices) and all(n == 1 for n in shape[using[-1] + 1:]):
+        step = stride_along(ref.indices, shape, inner)  # only unit dimensions follow: maybe contiguous
+        if step is not None:
+            return INVARIANT_WEIGHT if step == 0 else 1.0 if abs(step) == 1 else STRIDED_WEIGHT
     return STRIDED_WEIGHT
 
 
-def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...]) -> bool:
+def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...],
+                       shapes: dict[str, tuple[int, ...]] | None = None) -> bool:
     """Whether LLVM's loop vectoriser takes the serial innermost loop around ``stmt`` by itself.
 
     It does when the loop carries no dependence and every access moves contiguously or not at all:
     the target is indexed by the loop variable with unit stride in its last index (so the loop is no
     reduction into one element — LLVM keeps float sums in order), every read of the target tensor is
-    the target element itself (no recurrence such as ``C[i] = C[i-1] + …``), every other read is
+    the target element itself or one the loop variable keeps apart from it (``M[f,d] = M[f-1,d] + …``
+    over ``d``: a scan along an outer loop; not ``C[i] = C[i-1] + …`` over ``i``), every other read is
     contiguous or invariant, and no call in ``SCALAR_CALLS`` is made (TVM lowers ``exp``, ``max`` and
     the rest to inline arithmetic LLVM vectorises; ``erf`` it does not). The source programs' matmuls
     fail the first test; after a reorder that puts a spatial loop innermost they pass, which is where
@@ -259,21 +290,24 @@ def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...]) -> bool:
     """
     inner = loops[-1].var
     target = stmt.target
-    if not target.indices or inner not in _vars(target.indices[-1]) or access_weight(target, loops) != 1.0:
+    shapes = shapes or {}
+    if not target.indices or inner not in _vars(target.indices[-1]) \
+            or access_weight(target, loops, shapes.get(target.name)) != 1.0:
         return False
     if any(inner in _vars(i) for i in target.indices[:-1]) \
             or any(isinstance(node, Call) and node.func in SCALAR_CALLS for node in walk_expr(stmt.value)):
         return False
     for ref in stmt_reads(stmt):
         if ref.name == target.name:
-            if ref.indices != target.indices:
+            if ref.indices != target.indices and not separates(inner, (target.indices, ref.indices)):
                 return False
-        elif access_weight(ref, loops) == STRIDED_WEIGHT:
+        elif access_weight(ref, loops, shapes.get(ref.name)) == STRIDED_WEIGHT:
             return False
     return True
 
 
-def _with_auto_vector(nests: list[tuple[Assign, _Nest]], target: str) -> list[tuple[Assign, _Nest]]:
+def _with_auto_vector(nests: list[tuple[Assign, _Nest]], target: str,
+                      shapes: dict[str, tuple[int, ...]]) -> list[tuple[Assign, _Nest]]:
     """``nests`` with the innermost serial loop of each nest marked ``vector`` where LLVM vectorises it
     by itself (``_auto_vectorisable`` holds for every statement directly under it)."""
     if not target.startswith("llvm"):
@@ -282,9 +316,23 @@ def _with_auto_vector(nests: list[tuple[Assign, _Nest]], target: str) -> list[tu
     for stmt, nest in nests:
         if nest.loops and nest.kinds[-1] == "serial" and nest.loops[-1].extent >= 2 \
                 and "vector" not in nest.kinds:
-            able[nest.key] = able.get(nest.key, True) and _auto_vectorisable(stmt, nest.loops)
+            able[nest.key] = able.get(nest.key, True) and _auto_vectorisable(stmt, nest.loops, shapes)
     return [(stmt, _Nest(nest.loops, (*nest.kinds[:-1], "vector"), nest.key, nest.block)
              if able.get(nest.key) else nest) for stmt, nest in nests]
+
+
+def tensor_shapes(program: Program) -> dict[str, tuple[int, ...]]:
+    """Every tensor's shape, intermediates included, as the checker inferred them."""
+    return {name: tensor.shape for name, tensor in program_info(program).tensors.items()}
+
+
+def streamed_bytes(ref: TensorRef, shape: tuple[int, ...] | None) -> int:
+    """The bytes a block that touches ``ref`` streams through memory for it however its loops run: the
+    whole tensor when it is global and larger than ``CACHE_BYTES``, else nothing."""
+    if ref.scope != "g" or shape is None:
+        return 0
+    size = DTYPE_BYTES.get(ref.dtype, 4) * math.prod(shape)
+    return size if size > CACHE_BYTES else 0
 
 
 def program_cost(program: Program, target: str = "llvm") -> CostBreakdown:
@@ -292,12 +340,19 @@ def program_cost(program: Program, target: str = "llvm") -> CostBreakdown:
     compute = memory = overhead = 0.0
     counted: set[tuple] = set()
     blocks = [0.0] * len(program.body.blocks)
-    for stmt, nest in _with_auto_vector(_nests(program, target), target):
+    shapes = tensor_shapes(program)
+    streamed: list[dict[str, int]] = [{} for _ in program.body.blocks]  # per block: large tensors touched
+    for stmt, nest in _with_auto_vector(_nests(program, target), target, shapes):
         iterations = _iterations(nest.loops)
         parallel, vector = _speedup_factors(nest)
         refs = (*stmt_reads(stmt), stmt.target)
-        touched = sum(DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT.get(r.scope, 1.0)
-                      * access_weight(r, nest.loops) for r in refs)
+        touched = 0.0
+        for r in refs:
+            shape = shapes.get(r.name)
+            touched += DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT.get(r.scope, 1.0) \
+                * access_weight(r, nest.loops, shape)
+            if r.name not in streamed[nest.block]:
+                streamed[nest.block][r.name] = streamed_bytes(r, shape)
         own = iterations * expr_ops(stmt.value) / (parallel * vector)
         moved = iterations * touched * BYTE_WEIGHT / (parallel * vector)
         control = 0.0
@@ -307,7 +362,11 @@ def program_cost(program: Program, target: str = "llvm") -> CostBreakdown:
             control = loops / parallel + forks
         compute, memory, overhead = compute + own, memory + moved, overhead + control
         blocks[nest.block] += own + moved + control
-    return CostBreakdown(compute + memory + overhead, compute, memory, overhead, tuple(blocks))
+    streaming = tuple(sum(sizes.values()) * STREAM_WEIGHT for sizes in streamed)
+    for index, cost in enumerate(streaming):
+        memory += cost
+        blocks[index] += cost
+    return CostBreakdown(compute + memory + overhead, compute, memory, overhead, tuple(blocks), streaming)
 
 
 def program_flops(program: Program) -> float:
