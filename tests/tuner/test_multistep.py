@@ -63,10 +63,11 @@ def test_csv_and_svg_are_deterministic_and_well_formed(tmp_path):
 def test_a_long_run_starts_exactly_like_a_short_one(measurer):
     """Why one run per pair gives the whole curve: the budget is only a stop test."""
     runs = [tune(source_of("level1/layer_norm"), RulePolicy(seed=0, measured={}), measurer,
-                 Budget(verifications=n), algo="chain") for n in (2, 4)]
+                 Budget(verifications=n), algo="chain") for n in (2, 6)]
     short, long = ([r["child"]["hash"] for r in run.records] for run in runs)
-    # a confirmed best spends two verifications on one record, so 2 verifications hold 1 or 2 steps
-    assert 1 <= len(short) <= 2 and len(long) > len(short) and long[:len(short)] == short
+    # a confirmed best spends two verifications on one record (whether it is re-timed depends on the
+    # timings), so 2 verifications hold 1 or 2 steps and 6 hold at least 3
+    assert 1 <= len(short) <= 2 and len(long) >= 3 and long[:len(short)] == short
 
 
 def test_evaluate_multi_cli_writes_csv_svg_and_json(tmp_path, capsys):

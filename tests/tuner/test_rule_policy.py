@@ -158,3 +158,72 @@ B^{1}_{tx=0}L^{256}_{c=0}L^{320}_{a=0}[C^{f32,g}_{tx,a}=C^{f32,g}_{tx,a}+A^{f32,
     top = proposals[0]
     assert top.strategy == "loop_split" and top.enables and top.score > 0.3
     assert top.step.params["factor"] < 320  # an outer loop of several iterations to spread over cores
+
+
+def test_a_scan_along_an_outer_loop_vectorises_over_its_lanes():
+    # M_{f,d} = M_{f-1,d} + A_{f,d}: the recurrence runs along f, so the inner d loop carries nothing
+    head = "input A: f32[64, 32]\noutput M: f32[64, 32]\n---\n"
+    lanes_inner = head + ("L^{64}_{f=0}L^{32}_{d=0}[M^{f32,g}_{f,d}=if_then_else(f-1<0,0,"
+                          "M^{f32,g}_{f-1,d})+A^{f32,g}_{f,d};];")
+    assert _cost(lanes_inner) == _cost(lanes_inner.replace("L^{32}_{d=0}", "V^{32}_{d=0}"))
+    scan_inner = head + ("L^{32}_{d=0}L^{64}_{f=0}[M^{f32,g}_{f,d}=if_then_else(f-1<0,0,"
+                         "M^{f32,g}_{f-1,d})+A^{f32,g}_{f,d};];")
+    assert _cost(scan_inner) > _cost(lanes_inner) * 4  # strided and scalar along the scan
+
+
+def test_a_unit_trailing_dimension_keeps_an_access_contiguous():
+    head = "input X: f32[256, 1]\ninput Y: f32[256]\noutput C: f32[256]\n---\n"
+    trailing = head + "L^{256}_{c=0}[C^{f32,g}_{c}=X^{f32,g}_{c,0}*2;];"
+    flat = head + "L^{256}_{c=0}[C^{f32,g}_{c}=Y^{f32,g}_{c}*2;];"
+    assert _cost(trailing) == _cost(flat)
+    wide = trailing.replace("X: f32[256, 1]", "X: f32[256, 2]")
+    assert _cost(wide) > _cost(flat)  # a stride of two elements is no longer contiguous
+
+
+BIG = 512  # a 512 x 128 x 128 f32 intermediate is 32 MiB: more than the model's cache
+PRODUCT = f"""input A: f32[{BIG}, 128]
+input D: f32[{BIG}, 128]
+output M: f32[{BIG}, 128, 128]
+---
+L^{{{BIG}}}_{{a=0}}L^{{128}}_{{c=0}}L^{{128}}_{{d=0}}[K^{{f32,g}}_{{a,c,d}}=A^{{f32,g}}_{{a,c}}*D^{{f32,g}}_{{a,d}};];
+"""
+# a scan over a (the outermost subscript), its loops already reordered so the lanes d run innermost
+SCAN = PRODUCT + (f"L^{{128}}_{{c=0}}L^{{{BIG}}}_{{a=0}}L^{{128}}_{{d=0}}[M^{{f32,g}}_{{a,c,d}}=if_then_else(a-1<0,0,"
+                  "M^{f32,g}_{a-1,c,d})+K^{f32,g}_{a,c,d};];")
+
+
+def test_a_large_intermediate_costs_a_pass_through_memory_per_block_that_touches_it():
+    from tuner.cost import CACHE_BYTES, STREAM_WEIGHT
+
+    lanes_inner = SCAN.replace(f"L^{{128}}_{{c=0}}L^{{{BIG}}}_{{a=0}}L^{{128}}_{{d=0}}[M",
+                               f"L^{{{BIG}}}_{{a=0}}L^{{128}}_{{c=0}}L^{{128}}_{{d=0}}[M")
+    assert lanes_inner != SCAN and abs(_cost(lanes_inner) / _cost(SCAN) - 1) < 1e-3  # loop control aside
+    inlined = lanes_inner.split("---\n")[0] + "---\n" + (
+        f"L^{{{BIG}}}_{{a=0}}L^{{128}}_{{c=0}}L^{{128}}_{{d=0}}[M^{{f32,g}}_{{a,c,d}}=if_then_else(a-1<0,0,"
+        "M^{f32,g}_{a-1,c,d})+A^{f32,g}_{a,c}*D^{f32,g}_{a,d};];")
+    size = BIG * 128 * 128 * 4
+    assert size > CACHE_BYTES
+    # K is written by one block and read by the next: two passes the inlined program does not make
+    assert _cost(lanes_inner) - _cost(inlined) > 2 * size * STREAM_WEIGHT * 0.9
+    cost = program_cost(load_program(lanes_inner))
+    assert cost.streamed == (size * STREAM_WEIGHT, 2 * size * STREAM_WEIGHT)  # K; K and M
+    # what loop steps can change leaves the streaming out
+    assert abs(cost.loop_share(0) + cost.loop_share(1) - 1) < 1e-9
+    assert cost.loop_share(1) == (cost.blocks[1] - cost.streamed[1]) / (cost.total - sum(cost.streamed))
+    small = lanes_inner.replace(str(BIG), "8")
+    assert program_cost(load_program(small)).streamed == (0.0, 0.0)  # in cache: no pass to pay
+
+
+def test_a_reorder_is_scored_by_the_inline_it_enables():
+    # the scan's loops run (c, a, d), its producer's (a, c, d): compute_inline needs the same header, so
+    # the reorder that swaps c and a, worth nothing by itself, is what lets K (32 MiB, streamed twice) go
+    program = load_program(SCAN)
+    from leir.strategies.engine import candidates
+
+    assert candidates(program, "compute_inline") == []
+    proposals = RulePolicy(seed=0).propose(program, SearchContext())
+    enabling = [p for p in proposals if p.strategy == "loop_reorder" and p.enables]
+    assert enabling and all(candidates(p.step.after, "compute_inline") for p in enabling)
+    best = enabling[0]
+    assert "enables" in best.rationale and best.score > 0
+    assert best is proposals[0] or best.score > proposals[3].score  # measured in a branch of four

@@ -11,12 +11,14 @@ search's branch measures different kinds of steps rather than one step at each o
 One step of lookahead where a single step saves nothing by itself (``FOLLOW_UPS``): a
 ``layout_transformation`` that lets a ``loop_reorder`` put a contiguous loop innermost, a ``loop_split``
 whose inner loop a ``V`` loop can take (the policy adds, per split site, the factor that fits a vector
-register) or that a reorder can move, a reorder that brings a parallelisable loop outward. Such a step is
+register) or that a reorder can move, a reorder that brings a parallelisable loop outward or gives a
+block its producer's header so that ``compute_inline`` can remove a large intermediate. Such a step is
 scored by the best two-step result, discounted by ``LOOKAHEAD_DISCOUNT`` — but only when it *enables*
-that result: the two steps together must save more than the step alone plus the best the follow-up's
-strategy saves from the current state already, or every step would inherit the gain of an independent
-parallelisation. Lookahead is spent only on steps at blocks that hold at least ``HOT_SHARE`` of the
-modelled cost, which keeps a policy call on a many-block state cheap.
+that result: the two steps together must save more than the step alone plus the best the follow-up
+strategies save at the follow-up's blocks from the current state already, or every step would inherit
+the gain of an independent parallelisation. Lookahead is spent only where a follow-up works on a block
+holding at least ``HOT_SHARE`` of what it can change (``_hot``), which keeps a policy call on a
+many-block state cheap.
 
 The cost model maps loop kinds as the lowering does for the target (``llvm`` by default: a ``B`` loop
 over ``tx`` is serial on the CPU, so making a loop ``P`` is where the first large saving is).
@@ -33,7 +35,7 @@ from leir.strategies.base import AppliedStep, Site
 from leir.strategies.engine import strategy_sites
 from leir.strategies.explore import PlannedStep, StepFailure, attempt
 from leir.strategies.registry import get_strategy
-from tuner.cost import program_cost
+from tuner.cost import CostBreakdown, program_cost
 from tuner.policies.base import engine_steps
 from tuner.proposals import Proposal, SearchContext
 
@@ -46,7 +48,7 @@ FOLLOW_UPS: dict[str, tuple[str, ...]] = {
     "layout_transformation": ("loop_reorder",),
     "loop_split": ("loop_vectorization", "loop_reorder", "loop_parallelization"),
     "loop_tiling": ("loop_vectorization", "loop_parallelization"),
-    "loop_reorder": ("loop_reorder", "loop_parallelization", "loop_vectorization"),
+    "loop_reorder": ("loop_reorder", "loop_parallelization", "loop_vectorization", "compute_inline"),
 }
 #: Strategies whose steps look two follow-ups ahead: a split is typically two steps from its payoff
 #: (split, move the outer loop out, make it parallel); the rest look one ahead.
@@ -54,8 +56,13 @@ LOOKAHEAD_DEPTH = {"loop_split": 2}
 #: How much more (as a share of the state's modelled cost) two steps must save than the step alone plus
 #: the follow-up's strategy alone before the first step counts as enabling the second.
 ENABLE_MARGIN = 0.05
-#: Lookahead only for steps at blocks holding at least this share of the modelled cost.
+#: Lookahead only for steps at blocks holding at least this share of the modelled cost that loop steps
+#: can change (``CostBreakdown.loop_share``: streaming a large tensor is the same in every loop order).
 HOT_SHARE = 0.1
+
+
+#: Follow-ups that change what a block streams through memory, not only how its loops run.
+STREAMING_FOLLOW_UPS = frozenset({"compute_inline"})
 
 
 #: Strategies with parameter values the policy always tries (``_always_tried``).
@@ -73,6 +80,25 @@ def _always_tried(strategy: str, site: Site) -> list[dict]:
     if strategy == "layout_transformation":
         return [{"layout": v} for v in values if isinstance(v, str) and v.startswith("transpose:")]
     return []
+
+
+#: A strategy and the top-level block one of its steps works on.
+Family = tuple[str, int]
+
+
+def _blocks_of(strategy: str, site: Site) -> tuple[int, ...]:
+    """The top-level blocks a step at ``site`` changes: ``compute_inline`` at block *i* removes it and
+    rewrites block *i+1*; every other strategy works on the block its site names."""
+    first = site.path[0]
+    return (first, first + 1) if strategy == "compute_inline" else (first,)
+
+
+def _hot(cost: CostBreakdown, follow_up: str, blocks: tuple[int, ...]) -> bool:
+    """Whether a ``follow_up`` step at ``blocks`` is worth looking ahead to: one of them holds
+    ``HOT_SHARE`` of what that strategy can change — the whole cost for an inline (it removes a large
+    intermediate's streaming), the loop-dependent part (``loop_share``) for loop steps."""
+    share = cost.share if follow_up in STREAMING_FOLLOW_UPS else cost.loop_share
+    return max(share(block) for block in blocks) >= HOT_SHARE
 
 
 def _family(proposal: Proposal) -> tuple[str, str]:
@@ -146,17 +172,20 @@ class RulePolicy:
                         steps.append(outcome)
         return steps
 
-    def _best_follow_up(self, step: AppliedStep, depth: int = 1) -> tuple[float, int] | None:
-        """(lowest modelled cost, follow-ups taken) that ``FOLLOW_UPS`` steps reach after ``step``: one
-        step, or with ``depth`` 2 also a second after a first that saves nothing alone (a split, then the
-        reorder that moves its outer loop out, then the parallel loop that needed both).
+    def _best_follow_up(self, step: AppliedStep, depth: int = 1) -> tuple[float, int, tuple[int, ...]] | None:
+        """(lowest modelled cost, follow-ups taken, the blocks the first follow-up changes) that
+        ``FOLLOW_UPS`` steps reach after ``step``: one step, or with ``depth`` 2 also a second after a
+        first that saves nothing alone (a split, then the reorder that moves its outer loop out, then the
+        parallel loop that needed both).
 
         Follow-ups are looked for at the step's own block (at any hot block when the step added blocks,
-        as a layout change does), so a step never inherits what another block's steps would save.
+        as a layout change does), so a step never inherits what another block's steps would save; a
+        ``compute_inline`` spans its producer and the next block, so it follows a step at either (a
+        reorder that gives a consumer its producer's header).
         """
         after_cost = program_cost(step.after, self.target)
         same_blocks = len(step.after.body.blocks) == len(step.before.body.blocks)
-        best: tuple[float, int] | None = None
+        best: tuple[float, int, tuple[int, ...]] | None = None
         for name in FOLLOW_UPS.get(step.strategy, ()):
             if self.strategies is not None and name not in self.strategies:
                 continue
@@ -166,20 +195,21 @@ class RulePolicy:
             except Exception:  # noqa: BLE001 - a strategy that fails proposes nothing
                 continue
             for index, site in enumerate(sites):
-                if same_blocks and site.path[0] != step.site.path[0]:
+                blocks = _blocks_of(name, site)
+                if same_blocks and step.site.path[0] not in blocks:
                     continue
-                if after_cost.share(site.path[0]) < HOT_SHARE:
+                if not _hot(after_cost, name, blocks):
                     continue
                 params = {spec.name: max(v for v in spec.values if isinstance(v, int))
                           for spec in site.params if any(isinstance(v, int) for v in spec.values)}
                 outcome = attempt(step.after, PlannedStep(strategy, index, site, params))
                 if isinstance(outcome, StepFailure):
                     continue
-                found = (program_cost(outcome.after, self.target).total, 1)
+                found = (program_cost(outcome.after, self.target).total, 1, blocks)
                 if depth > 1 and name in FOLLOW_UPS and found[0] >= after_cost.total * (1 - ENABLE_MARGIN):
                     deeper = self._best_follow_up(outcome, depth - 1)
                     if deeper is not None and deeper[0] < found[0]:
-                        found = (deeper[0], deeper[1] + 1)
+                        found = (deeper[0], deeper[1] + 1, blocks)
                 if best is None or found < best:
                     best = found
         return best
@@ -191,21 +221,31 @@ class RulePolicy:
         steps = self._steps(program, state_hash)
         gains = []
         best_now: dict[str, float] = {}
+        best_at: dict[Family, float] = {}
         for step in steps:
             after = program_cost(step.after, self.target)
             gain = (before.total - after.total) / before.total if before.total else 0.0
             gains.append((gain, after.total))
             best_now[step.strategy] = max(best_now.get(step.strategy, 0.0), gain)
+            family = (step.strategy, step.site.path[0])
+            best_at[family] = max(best_at.get(family, 0.0), gain)
         scored = []
         for step, (gain, after_total) in zip(steps, gains, strict=True):
             rationale = f"modelled cost {before.total:.4g} -> {after_total:.4g}"
             enables = False
-            if step.strategy in FOLLOW_UPS and before.total and before.share(step.site.path[0]) >= HOT_SHARE:
+            if before.total and any(_hot(before, name, (step.site.path[0],))
+                                    for name in FOLLOW_UPS.get(step.strategy, ())):
                 ahead = self._best_follow_up(step, LOOKAHEAD_DEPTH.get(step.strategy, 1))
                 if ahead is not None:
-                    then, taken = ahead
+                    then, taken, blocks = ahead
                     both = (before.total - then) / before.total
-                    already = max(best_now.get(name, 0.0) for name in FOLLOW_UPS[step.strategy])
+                    # What the follow-up strategies already save where the follow-up works, before this
+                    # step (a step that added blocks shifted the indices: there, their best anywhere).
+                    names = FOLLOW_UPS[step.strategy]
+                    if len(step.after.body.blocks) == len(program.body.blocks):
+                        already = max(best_at.get((name, block), 0.0) for name in names for block in blocks)
+                    else:
+                        already = max(best_now.get(name, 0.0) for name in names)
                     discounted = both * LOOKAHEAD_DISCOUNT ** taken  # each step away counts less
                     if both > max(gain, 0.0) + already + ENABLE_MARGIN and discounted > gain:
                         gain, enables = discounted, True
