@@ -3,16 +3,16 @@
 No measurement, no TVM: the model counts, per statement, the iterations of its loop nest, the arithmetic
 of its right-hand side (a transcendental call weighs ``TRANSCENDENTAL_WEIGHT`` operations), the bytes it
 touches per iteration (global tensors at full weight, staged ``s``/``l`` scopes cheaper; an access
-invariant in the innermost loop cheaper, one that strides across it dearer than a contiguous one), and
-the loop-control overhead of every loop that is not unrolled, and per top-level block one pass through
-memory over every global tensor too large for the cache (what a materialised intermediate costs).
-Loops count as what the lowering makes of
-them on the target (``llvm``: ``verifier.lowering``'s CPU mapping — a ``P`` or block-axis ``B`` loop is
-parallel unless it carries a dependence or sits in a parallel loop, a thread-axis ``B`` such as ``tx`` is
-serial, a ``V`` loop is vectorised unless it carries a dependence, and LLVM vectorises a serial innermost
-loop by itself when it carries no dependence and moves contiguously): a parallel loop divides the work by
-the cores it can occupy, a vectorised innermost loop by the lanes it fills. The constants are fixed (not
-read from this machine) so a ranking is the same everywhere for the same program.
+invariant in the innermost loop cheaper, one that strides across it dearer than a contiguous one) and the
+loop-control overhead of every loop that is not unrolled; each top-level block also makes one pass
+through memory over every global tensor too large for the cache (what a materialised intermediate costs).
+Loops count as what the lowering makes of them on the target (``llvm``: ``verifier.lowering``'s CPU
+mapping — a ``P`` or block-axis ``B`` loop is parallel unless it carries a dependence or sits in a
+parallel loop, a thread-axis ``B`` such as ``tx`` is serial, a ``V`` loop is vectorised unless it carries
+a dependence, and LLVM vectorises a serial innermost loop by itself when it carries no dependence and
+moves contiguously): a parallel loop divides the work by the cores it can occupy, a vectorised innermost
+loop by the lanes it fills. The constants are fixed (not read from this machine) so a ranking is the same
+everywhere for the same program.
 
 It is a heuristic to order proposals, never a claim about speed: every accepted step is still measured.
 """
