@@ -78,10 +78,10 @@ class CostBreakdown:
     memory: float
     overhead: float
     #: Modelled cost of each top-level block, by block index: where a program spends its time.
-    blocks: tuple[float, ...] = ()
+    blocks: tuple[float, ...]
     #: The part of each block's cost that streams large tensors (``streamed_bytes``): no loop order
     #: changes it, only removing the block's use of the tensor does.
-    streamed: tuple[float, ...] = ()
+    streamed: tuple[float, ...]
 
     def share(self, block: int) -> float:
         """The fraction of the total spent in top-level block ``block``."""
@@ -92,9 +92,8 @@ class CostBreakdown:
         where looking ahead through reorders and splits can pay."""
         if block >= len(self.blocks):
             return 0.0
-        streamed = self.streamed or (0.0,) * len(self.blocks)
-        rest = self.total - sum(streamed)
-        return (self.blocks[block] - streamed[block]) / rest if rest > 0 else 0.0
+        rest = self.total - sum(self.streamed)
+        return (self.blocks[block] - self.streamed[block]) / rest if rest > 0 else 0.0
 
 
 def expr_ops(expr: Expr, transcendental: float = TRANSCENDENTAL_WEIGHT) -> float:
@@ -251,12 +250,12 @@ def _unit_stride(expr: Expr, var: str) -> bool:
     return False
 
 
-def access_weight(ref: TensorRef, loops: tuple[Loop, ...], shape: tuple[int, ...] | None = None) -> float:
+def access_weight(ref: TensorRef, loops: tuple[Loop, ...], shape: tuple[int, ...] | None) -> float:
     """How dear one access of ``ref`` is, by how it moves along the innermost non-unit loop: invariant
     (kept in a register), contiguous (a cache line serves many iterations) or strided (a line each).
 
     With the tensor's ``shape`` the stride is read from the row-major layout (``X[c,0]`` of an ``[n,1]``
-    tensor moves one element per ``c``); without it, only a unit step in the last index is contiguous.
+    tensor moves one element per ``c``); with ``None``, only a unit step in the last index is contiguous.
     """
     inner = next((lp.var for lp in reversed(loops) if lp.extent > 1), None)
     if inner is None or not ref.indices:
@@ -274,8 +273,7 @@ def access_weight(ref: TensorRef, loops: tuple[Loop, ...], shape: tuple[int, ...
     return STRIDED_WEIGHT
 
 
-def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...],
-                       shapes: dict[str, tuple[int, ...]] | None = None) -> bool:
+def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...], shapes: dict[str, tuple[int, ...]]) -> bool:
     """Whether LLVM's loop vectoriser takes the serial innermost loop around ``stmt`` by itself.
 
     It does when the loop carries no dependence and every access moves contiguously or not at all:
@@ -290,7 +288,6 @@ def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...],
     """
     inner = loops[-1].var
     target = stmt.target
-    shapes = shapes or {}
     if not target.indices or inner not in _vars(target.indices[-1]) \
             or access_weight(target, loops, shapes.get(target.name)) != 1.0:
         return False

@@ -82,10 +82,6 @@ def _always_tried(strategy: str, site: Site) -> list[dict]:
     return []
 
 
-#: A strategy and the top-level block one of its steps works on.
-Family = tuple[str, int]
-
-
 def _blocks_of(strategy: str, site: Site) -> tuple[int, ...]:
     """The top-level blocks a step at ``site`` changes: ``compute_inline`` at block *i* removes it and
     rewrites block *i+1*; every other strategy works on the block its site names."""
@@ -221,14 +217,14 @@ class RulePolicy:
         steps = self._steps(program, state_hash)
         gains = []
         best_now: dict[str, float] = {}
-        best_at: dict[Family, float] = {}
+        best_at: dict[tuple[str, int], float] = {}  # (strategy, top-level block) -> best gain there
         for step in steps:
             after = program_cost(step.after, self.target)
             gain = (before.total - after.total) / before.total if before.total else 0.0
             gains.append((gain, after.total))
             best_now[step.strategy] = max(best_now.get(step.strategy, 0.0), gain)
-            family = (step.strategy, step.site.path[0])
-            best_at[family] = max(best_at.get(family, 0.0), gain)
+            where = (step.strategy, step.site.path[0])
+            best_at[where] = max(best_at.get(where, 0.0), gain)
         scored = []
         for step, (gain, after_total) in zip(steps, gains, strict=True):
             rationale = f"modelled cost {before.total:.4g} -> {after_total:.4g}"
