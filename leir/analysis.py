@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 
 from leir.ast import (
     Assign,
@@ -37,6 +36,7 @@ from leir.ast import (
     walk_expr,
 )
 from leir.checker import check
+from leir.memo import memo_by_identity
 from leir.names import loop_var_names, tensor_names
 from leir.semantics import ProgramInfo, StmtKind
 
@@ -46,17 +46,20 @@ Path = tuple[int, ...]
 # ----------------------------------------------------------------------------------- the checker once
 
 
-@lru_cache(maxsize=256)
+@memo_by_identity(256)
 def program_info(program: Program) -> ProgramInfo:
-    """The checker's reading of a program, memoised: strategies ask for it many times per state."""
+    """The checker's reading of a program, kept per program object (``leir.memo``): strategies ask for it
+    many times per state."""
     return check(program)
 
 
 # -------------------------------------------------------------------------------- read and write sets
 
 
+@memo_by_identity(16384)
 def stmt_reads(stmt: Assign) -> tuple[TensorRef, ...]:
-    """Every tensor reference a statement reads: its value, and index tensors of its target (gathers)."""
+    """Every tensor reference a statement reads: its value, and index tensors of its target (gathers);
+    kept per statement object, since the analyses and the cost model ask for it on every state."""
     refs = list(tensor_refs(stmt.value))
     for index in stmt.target.indices:
         refs.extend(tensor_refs(index))

@@ -25,6 +25,7 @@ from leir.ast import (
     TensorRef,
     Var,
 )
+from leir.memo import memo_by_identity
 from leir.precedence import needs_parens
 
 
@@ -83,12 +84,19 @@ def _block_text(block: Block) -> str:
     return header + "[" + "".join(_item_text(item) for item in block.items) + "]"
 
 
+@memo_by_identity(4096)
+def _top_block_text(block: Block) -> str:
+    """A top-level block's text, kept per block object: a rewrite keeps the blocks it did not touch, and
+    every step compares and quotes whole bodies, so most of a body's text is already known."""
+    return _block_text(block) + ";"
+
+
 def canonical(node) -> str:
     """The canonical (whitespace-free) text of a body, block, statement, loop or expression."""
     if isinstance(node, Program):
         node = node.body
     if isinstance(node, Body):
-        return "".join(_block_text(block) + ";" for block in node.blocks)
+        return "".join(_top_block_text(block) for block in node.blocks)
     if isinstance(node, Block):
         return _block_text(node) + ";"
     if isinstance(node, Assign):

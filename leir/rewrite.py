@@ -31,6 +31,7 @@ from leir.ast import (
     TensorRef,
     Var,
 )
+from leir.memo import memo_by_identity
 
 Path = tuple[int, ...]
 Node = Expr | Cond
@@ -219,17 +220,38 @@ def drop_parens(node: Node) -> Node:
 
 
 def _normalize_item(item: Item) -> Item:
+    """``item`` without positions and ``Paren`` nodes; the very same object where it had none, so the
+    blocks a rewrite did not touch stay the objects ``leir.memo`` knows them by."""
     if isinstance(item, Assign):
         target = transform(item.target, _clean)
+        value = transform(item.value, _clean)
         assert isinstance(target, TensorRef)
-        return Assign(target, transform(item.value, _clean))  # type: ignore[arg-type]
-    loops = tuple(Loop(lp.kind, lp.extent, lp.var) for lp in item.loops)
-    return Block(loops, tuple(_normalize_item(sub) for sub in item.items))
+        if target is item.target and value is item.value and item.pos is None:
+            return item
+        return Assign(target, value)  # type: ignore[arg-type]
+    loops = tuple(lp if lp.pos is None else Loop(lp.kind, lp.extent, lp.var) for lp in item.loops)
+    items = tuple(_normalize_item(sub) for sub in item.items)
+    if item.pos is None and all(a is b for a, b in zip(loops, item.loops, strict=True)) \
+            and all(a is b for a, b in zip(items, item.items, strict=True)):
+        return item
+    return Block(loops, items)
+
+
+@memo_by_identity(8192)
+def _normalized_block(block: Block) -> Block:
+    """A top-level block normalised, kept per block object: a rewritten body is mostly blocks of its
+    parent, which were normalised (and so are their own result) when the parent was made."""
+    normal = _normalize_item(block)
+    assert isinstance(normal, Block)
+    return normal
 
 
 def normalize(body: Body) -> Body:
     """Drop source positions and redundant ``Paren`` nodes so rewritten trees print canonically."""
-    return Body(tuple(_normalize_item(block) for block in body.blocks))  # type: ignore[misc]
+    blocks = tuple(_normalized_block(block) for block in body.blocks)
+    if body.pos is None and all(a is b for a, b in zip(blocks, body.blocks, strict=True)):
+        return body
+    return Body(blocks)
 
 
 # ---- graph

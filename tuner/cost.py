@@ -27,6 +27,7 @@ from leir.analysis import item_statements, program_info, separates, stmt_reads, 
 from leir.ast import (
     Assign,
     BinOp,
+    Block,
     Call,
     Expr,
     IfThenElse,
@@ -38,6 +39,7 @@ from leir.ast import (
     Var,
     walk_expr,
 )
+from leir.memo import IdentityMemo, memo_by_identity
 
 #: Cores a parallel loop can occupy and f32 lanes of one vector register (a common x86 server core).
 CORES = 8
@@ -158,9 +160,9 @@ def _honoured(program: Program, nest: list[tuple[Loop, tuple[int, ...]]], target
     return tuple(kinds)
 
 
-def _nests(program: Program, target: str) -> list[tuple[Assign, _Nest]]:
-    """Every statement with its enclosing loops and their honoured kinds (race checks only where a
-    ``P``/``B``/``V`` loop asks for one, and at most once per loop)."""
+def _block_nests(program: Program, index: int, target: str) -> list[tuple[Assign, _Nest]]:
+    """Every statement of top-level block ``index`` with its enclosing loops and their honoured kinds
+    (race checks only where a ``P``/``B``/``V`` loop asks for one, and at most once per loop)."""
     info = None
     races: dict[tuple[tuple[int, ...], str], bool] = {}
 
@@ -182,11 +184,10 @@ def _nests(program: Program, target: str) -> list[tuple[Assign, _Nest]]:
             out.append((item, _Nest(loops, _honoured(program, nest, target, race), key, path[0])))
             return
         inner = nest + [(lp, path) for lp in item.loops]
-        for index, sub in enumerate(item.items):
-            walk(sub, path + (index,), inner)
+        for sub_index, sub in enumerate(item.items):
+            walk(sub, path + (sub_index,), inner)
 
-    for index, block in enumerate(program.body.blocks):
-        walk(block, (index,), [])
+    walk(program.body.blocks[index], (index,), [])
     return out
 
 
@@ -332,38 +333,83 @@ def streamed_bytes(ref: TensorRef, shape: tuple[int, ...] | None) -> int:
     return size if size > CACHE_BYTES else 0
 
 
-def program_cost(program: Program, target: str = "llvm") -> CostBreakdown:
-    """The modelled cost of running ``program`` once on ``target`` (``llvm``: the CPU loop mapping)."""
+@dataclass(frozen=True)
+class _BlockCost:
+    """One top-level block's share of ``program_cost``."""
+
+    compute: float
+    memory: float
+    overhead: float
+    #: What streaming its large global tensors costs (already in ``memory``).
+    streamed: float
+
+    @property
+    def total(self) -> float:
+        return self.compute + self.memory + self.overhead
+
+
+@memo_by_identity(4096)
+def _block_layout(block: Block) -> tuple[tuple[str, ...], tuple[tuple[int, ...], ...]]:
+    """(tensors the block touches, its statements' paths relative to it): what its cost depends on
+    outside the block itself, besides the target."""
+    names: dict[str, None] = {}
+    paths = []
+    for rel, stmt, _loops in item_statements(block):
+        paths.append(rel)
+        for ref in (*stmt_reads(stmt), stmt.target):
+            names[ref.name] = None
+    return tuple(names), tuple(paths)
+
+
+#: Block costs kept per block object and what they depend on outside it (``_block_cost``).
+_BLOCK_COSTS: IdentityMemo[Block, _BlockCost] = IdentityMemo(8192)
+
+
+def _block_cost(program: Program, index: int, target: str, shapes: dict[str, tuple[int, ...]]) -> _BlockCost:
+    """The modelled cost of top-level block ``index``. A block's cost depends on the block, the target,
+    the shapes of the tensors it touches and the checker's kind of each of its statements (a reduction
+    or a recurrence keeps a loop serial), so it is kept per block object under exactly those: most
+    candidate steps rewrite one block of many, and a policy call costs every candidate's program."""
+    block = program.body.blocks[index]
+    names, paths = _block_layout(block)
+    statements = program_info(program).statements
+    kinds = tuple(getattr(statements.get((index, *rel)), "kind", None) for rel in paths)
+    extra = (target, tuple(shapes.get(name) for name in names), kinds)
+    kept = _BLOCK_COSTS.get(block, extra)
+    if kept is not None:
+        return kept
     compute = memory = overhead = 0.0
     counted: set[tuple] = set()
-    blocks = [0.0] * len(program.body.blocks)
-    shapes = tensor_shapes(program)
-    streamed: list[dict[str, int]] = [{} for _ in program.body.blocks]  # per block: large tensors touched
-    for stmt, nest in _with_auto_vector(_nests(program, target), target, shapes):
+    streamed: dict[str, int] = {}  # the large tensors touched
+    for stmt, nest in _with_auto_vector(_block_nests(program, index, target), target, shapes):
         iterations = _iterations(nest.loops)
         parallel, vector = _speedup_factors(nest)
-        refs = (*stmt_reads(stmt), stmt.target)
         touched = 0.0
-        for r in refs:
+        for r in (*stmt_reads(stmt), stmt.target):
             shape = shapes.get(r.name)
             touched += DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT.get(r.scope, 1.0) \
                 * access_weight(r, nest.loops, shape)
-            if r.name not in streamed[nest.block]:
-                streamed[nest.block][r.name] = streamed_bytes(r, shape)
-        own = iterations * expr_ops(stmt.value) / (parallel * vector)
-        moved = iterations * touched * BYTE_WEIGHT / (parallel * vector)
-        control = 0.0
+            if r.name not in streamed:
+                streamed[r.name] = streamed_bytes(r, shape)
+        compute += iterations * expr_ops(stmt.value) / (parallel * vector)
+        memory += iterations * touched * BYTE_WEIGHT / (parallel * vector)
         if nest.key not in counted:  # statements of one nest share its loop control
             counted.add(nest.key)
             loops, forks = _overhead(nest)
-            control = loops / parallel + forks
-        compute, memory, overhead = compute + own, memory + moved, overhead + control
-        blocks[nest.block] += own + moved + control
-    streaming = tuple(sum(sizes.values()) * STREAM_WEIGHT for sizes in streamed)
-    for index, cost in enumerate(streaming):
-        memory += cost
-        blocks[index] += cost
-    return CostBreakdown(compute + memory + overhead, compute, memory, overhead, tuple(blocks), streaming)
+            overhead += loops / parallel + forks
+    streaming = sum(streamed.values()) * STREAM_WEIGHT
+    return _BLOCK_COSTS.put(block, _BlockCost(compute, memory + streaming, overhead, streaming), extra)
+
+
+def program_cost(program: Program, target: str = "llvm") -> CostBreakdown:
+    """The modelled cost of running ``program`` once on ``target`` (``llvm``: the CPU loop mapping)."""
+    shapes = tensor_shapes(program)
+    parts = [_block_cost(program, index, target, shapes) for index in range(len(program.body.blocks))]
+    compute = sum(part.compute for part in parts)
+    memory = sum(part.memory for part in parts)
+    overhead = sum(part.overhead for part in parts)
+    return CostBreakdown(compute + memory + overhead, compute, memory, overhead,
+                         tuple(part.total for part in parts), tuple(part.streamed for part in parts))
 
 
 def program_flops(program: Program) -> float:

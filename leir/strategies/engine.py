@@ -8,11 +8,10 @@ only what the two states contain.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 from leir.analysis import program_info
 from leir.ast import Program
 from leir.errors import LeirCheckError
+from leir.memo import IdentityMemo
 from leir.printer import canonical
 from leir.strategies.base import (
     AppliedStep,
@@ -38,29 +37,20 @@ def candidates(program: Program, strategy: Strategy | str) -> list[Site]:
     return chosen.candidates(program)
 
 
-#: Candidate lists kept per (strategy, program object): planning lists a state's sites and then applies
+#: Candidate lists kept per (program object, strategy): planning lists a state's sites and then applies
 #: every one of them, and re-listing them for each application was most of a policy call on a large state.
-SITES_KEPT = 128
-_SITES: OrderedDict[tuple[str, int], tuple[Program, list[Site]]] = OrderedDict()
+SITES_KEPT = 512
+_SITES: IdentityMemo[Program, list[Site]] = IdentityMemo(SITES_KEPT)
 
 
 def strategy_sites(strategy: Strategy, program: Program) -> list[Site]:
-    """``strategy.candidates(program)``, listed once per program object.
-
-    Keyed by identity, checked with ``is`` (the entry holds the program, so its id cannot be reused while
-    it is kept): programs are immutable, so the same object always has the same sites, and no structural
-    hash of a large program is ever computed. A fresh list is returned each time.
-    """
-    key = (strategy.name, id(program))
-    kept = _SITES.get(key)
-    if kept is not None and kept[0] is program:
-        _SITES.move_to_end(key)
-        return list(kept[1])
-    sites = list(strategy.candidates(program))
-    _SITES[key] = (program, sites)
-    while len(_SITES) > SITES_KEPT:
-        _SITES.popitem(last=False)
-    return list(sites)
+    """``strategy.candidates(program)``, listed once per program object (``leir.memo``): programs are
+    immutable, so the same object always has the same sites, and no structural hash of a large program
+    is ever computed. A fresh list is returned each time."""
+    kept = _SITES.get(program, strategy.name)
+    if kept is None:
+        kept = _SITES.put(program, list(strategy.candidates(program)), strategy.name)
+    return list(kept)
 
 
 def _resolve_site(strategy: Strategy, program: Program, site: Site | int) -> Site:
