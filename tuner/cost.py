@@ -123,8 +123,6 @@ class _Nest:
     kinds: tuple[str, ...]
     #: Which loop nest this is (block path and variable of each loop): statements of one nest share it.
     key: tuple[tuple[tuple[int, ...], str], ...]
-    #: The top-level block the statement is in.
-    block: int = 0
 
 
 def _honoured(program: Program, nest: list[tuple[Loop, tuple[int, ...]]], target: str,
@@ -181,7 +179,7 @@ def _block_nests(program: Program, index: int, target: str) -> list[tuple[Assign
         if isinstance(item, Assign):
             loops = tuple(lp for lp, _p in nest)
             key = tuple((p, lp.var) for lp, p in nest)
-            out.append((item, _Nest(loops, _honoured(program, nest, target, race), key, path[0])))
+            out.append((item, _Nest(loops, _honoured(program, nest, target, race), key)))
             return
         inner = nest + [(lp, path) for lp in item.loops]
         for sub_index, sub in enumerate(item.items):
@@ -315,7 +313,7 @@ def _with_auto_vector(nests: list[tuple[Assign, _Nest]], target: str,
         if nest.loops and nest.kinds[-1] == "serial" and nest.loops[-1].extent >= 2 \
                 and "vector" not in nest.kinds:
             able[nest.key] = able.get(nest.key, True) and _auto_vectorisable(stmt, nest.loops, shapes)
-    return [(stmt, _Nest(nest.loops, (*nest.kinds[:-1], "vector"), nest.key, nest.block)
+    return [(stmt, _Nest(nest.loops, (*nest.kinds[:-1], "vector"), nest.key)
              if able.get(nest.key) else nest) for stmt, nest in nests]
 
 
