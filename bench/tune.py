@@ -18,6 +18,10 @@ For a deterministic sample of ``K`` workloads per level (every n-th id of the so
 3. **Final measurement.** The best state is verified once more against the PyTorch module itself
    (``TorchSourceReference``) with timing, so the kernel, the source program and PyTorch eager are timed
    in ONE job on the same fresh inputs: ``speedup_vs_source`` and ``speedup_vs_torch`` come from there.
+   The check runs ``--final-jobs`` times (3) and the table shows the job with the median speedup over
+   the source: on a shared VM one job can fall into a stretch of low memory bandwidth and read a
+   memory-bound kernel at a third of its speed. Every job's reading is in the JSON row
+   (``final_speedups``), and any job that fails is the row's outcome.
    That check evaluates the rounding-error bound of programs up to ``--final-bound-iterations`` (250M)
    statement executions, where the verifier's default stops at 32M and falls back to the fixed tolerance.
 
@@ -123,20 +127,27 @@ def run_one(info, args) -> dict:
         search = tune(source, policy, measurer, Budget.parse(args.budget), algo="beam", branch=args.branch,
                       max_depth=args.max_depth,
                       options={"width": args.width}, progress=_progress)
-        final = verify(search.best.program, source=program, target=args.target, time=True,
-                       pool=measurer.pool, cache=False,
-                       reference=TorchSourceReference(info.path, sets), repeats=args.repeats,
-                       min_repeat_ms=args.min_repeat_ms, max_bound_iterations=args.final_bound_iterations,
-                       memory_limit_mb=args.final_memory_mb, timeout=FINAL_TIMEOUT_S)
+        searched = time.perf_counter() - start
+        finals = [verify(search.best.program, source=program, target=args.target, time=True,
+                         pool=measurer.pool, cache=False,
+                         reference=TorchSourceReference(info.path, sets), repeats=args.repeats,
+                         min_repeat_ms=args.min_repeat_ms, max_bound_iterations=args.final_bound_iterations,
+                         memory_limit_mb=args.final_memory_mb, timeout=FINAL_TIMEOUT_S)
+                  for _job in range(max(1, args.final_jobs))]
     finally:
         measurer.close()
+    final = median_job(finals)
+    # Any final job that did not pass is the row's outcome: the median picks a timing, never a verdict.
+    checked = next((f for f in finals if f.outcome.value not in ("pass", "equal_pass")), final)
     row = {"id": info.id, "level": info.level, "sets": sets, "t": t, "eager_ms_probe": ms,
-           "under_floor": ms < args.eager_ms, "outcome": final.outcome.value,
+           "under_floor": ms < args.eager_ms, "outcome": checked.outcome.value,
            "steps": search.best.depth, "verifications": search.usage.verifications,
-           "accepted": search.usage.accepted, "search_seconds": round(time.perf_counter() - start, 1),
+           "accepted": search.usage.accepted, "search_seconds": round(searched, 1),
            "search_speedup": search.best.speedup, "confirmations": search.usage.confirmations,
-           "path": [n.label() for n in search.best_path()[1:]], "max_abs_error": final.max_abs_error,
-           "error": final.error, "tolerance": final.tolerance, "notes": list(final.notes)}
+           "path": [n.label() for n in search.best_path()[1:]],
+           "final_speedups": [f.speedup_vs_source for f in finals],
+           "max_abs_error": checked.max_abs_error, "error": checked.error, "tolerance": checked.tolerance,
+           "notes": list(checked.notes)}
     timing = final.timing.median if final.timing else None
     torch_t = final.torch_timing.median if final.torch_timing else None
     source_t = final.source_timing.median if final.source_timing else None
@@ -149,6 +160,15 @@ def run_one(info, args) -> dict:
         row["gflops"] = timing and flops / timing / 1e9
         row["eager_gflops"] = torch_t and flops / torch_t / 1e9
     return row
+
+
+def median_job(finals: list):
+    """The final check whose speedup over the source is the median of ``finals`` (the lower middle for
+    an even count; a failed job counts as the slowest). One job on a shared machine can fall into a
+    stretch of low memory bandwidth and read a third of the kernel's speed; the median of a few whole
+    jobs does not, and re-running every workload the same number of times keeps it unbiased."""
+    ordered = sorted(finals, key=lambda f: f.speedup_vs_source if f.speedup_vs_source is not None else -1.0)
+    return ordered[(len(ordered) - 1) // 2]
 
 
 def compulsory_bytes(program) -> int:
@@ -213,7 +233,8 @@ def report(rows: list[dict], args) -> None:
     print(f"this machine: read {peaks['read_gb_s']:.3g} GB/s, GEMM {peaks['gflop_s']:.3g} GFLOP/s "
           f"({peaks['threads']:.0f} threads); 'ceiling' = source time / the least time any kernel needs here")
     print("'search': the best state's speedup as the search measured it (no PyTorch in those jobs); "
-          "'vs src' and 'vs eager': the final check, kernel and source interleaved, then eager, in one job")
+          "'vs src' and 'vs eager': the final check, kernel and source interleaved, then eager, in one job "
+          "(of the final jobs, the one with the median 'vs src')")
     print(f"{'workload':38} {'t':>4} {'eager ms':>9} {'src ms':>9} {'best ms':>9} {'search':>7} "
           f"{'vs src':>7} {'ceiling':>7} {'vs eager':>8} {'steps':>5}  GFLOP/s (tuned / eager)  shapes")
     for r in rows:
@@ -273,6 +294,9 @@ def main(argv: list[str] | None = None) -> int:
                              "per-dtype tolerance, which fails correct long reductions, is used)")
     parser.add_argument("--final-memory-mb", type=int, default=FINAL_MEMORY_MB,
                         help=f"sandbox memory limit of the final check (default {FINAL_MEMORY_MB})")
+    parser.add_argument("--final-jobs", type=int, default=3,
+                        help="final checks per workload; the table shows the one with the median speedup "
+                        "over the source, the JSON row every job's (default 3)")
     parser.add_argument("--json", metavar="OUT.json")
     parser.add_argument("--report", metavar="RUN.json", help="print the table of a saved --json run again "
                         "(the roofline measured now) instead of tuning")
