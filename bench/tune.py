@@ -27,7 +27,8 @@ For a deterministic sample of ``K`` workloads per level (every n-th id of the so
 
 Printed per level: the geometric-mean speedup over the source, fast_1 (the fraction of workloads whose
 tuned kernel is faster than eager) and, for GEMM-like workloads, GFLOP/s of the tuned kernel next to eager's
-(FLOPs counted from the LEIR: one per arithmetic operation, ``2*M*N*K`` for a matrix product).
+(FLOPs counted from the LEIR: one per arithmetic operation, ``2*M*N*K`` for a matrix product), and
+per row the roofline ceiling from the best of the machine's peak readings before and after the run.
 The figures depend on which strategies are registered: report them with the strategy list printed first.
 """
 
@@ -198,6 +199,14 @@ def machine_peaks(repeats: int = 5) -> dict[str, float]:
             "threads": float(torch.get_num_threads())}
 
 
+def best_peaks(readings: list[dict[str, float]]) -> dict[str, float]:
+    """The highest bandwidth and GEMM rate of several ``machine_peaks`` readings. A shared VM's memory
+    bandwidth swings by 1.6x within an hour, and a ceiling is the most a kernel could gain: divided by a
+    low reading it is exceeded by tuned rows, so the run takes readings before and after and keeps the
+    best of each."""
+    return {key: max(r[key] for r in readings) for key in readings[0]}
+
+
 def add_roofline(row: dict, peaks: dict[str, float]) -> None:
     """``floor_ms``: the least time any kernel needs on this machine (compulsory bytes at the read
     bandwidth, or the FLOPs at the GEMM rate, whichever is more); ``ceiling``: source time / floor, the
@@ -218,7 +227,7 @@ def geomean(values: list[float]) -> float | None:
     return math.exp(sum(map(math.log, values)) / len(values)) if values else None
 
 
-def report(rows: list[dict], args) -> None:
+def report(rows: list[dict], args, earlier_peaks: list[dict[str, float]] = ()) -> None:
     def fmt(v, spec=".3g"):
         return "-" if v is None else format(v, spec)
 
@@ -227,11 +236,14 @@ def report(rows: list[dict], args) -> None:
           f"eager floor {args.eager_ms} ms, "
           f"timing repeats {args.repeats} x >= {args.min_repeat_ms} ms (interleaved), "
           f"target {args.target}")
-    peaks = machine_peaks()
+    readings = [*earlier_peaks, machine_peaks()]
+    peaks = best_peaks(readings)
     for r in rows:
         add_roofline(r, peaks)
+    seen = ", ".join(f"{r['read_gb_s']:.3g} GB/s and {r['gflop_s']:.3g} GFLOP/s" for r in readings)
     print(f"this machine: read {peaks['read_gb_s']:.3g} GB/s, GEMM {peaks['gflop_s']:.3g} GFLOP/s "
-          f"({peaks['threads']:.0f} threads); 'ceiling' = source time / the least time any kernel needs here")
+          f"({peaks['threads']:.0f} threads; the best of the readings {seen}, taken before and after the "
+          "run); 'ceiling' = source time / the least time any kernel needs here")
     print("'search': the best state's speedup as the search measured it (no PyTorch in those jobs); "
           "'vs src' and 'vs eager': the final check, kernel and source interleaved, then eager, in one job "
           "(of the final jobs, the one with the median 'vs src')")
@@ -310,6 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [get_workload(w) for w in args.only]
     else:
         chosen = [w for level in map(int, args.levels.split(",")) for w in sample(level, args.per_level)]
+    before = machine_peaks()
     rows = []
     for info in chosen:
         print(f"tuning {info.id} ...", file=sys.stderr, flush=True)
@@ -319,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
             print("  row " + json.dumps(rows[-1], default=str), file=sys.stderr, flush=True)
         except Exception as exc:  # noqa: BLE001 - one broken workload is reported, the rest still run
             print(f"  {info.id} skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
-    report(rows, args)
+    report(rows, args, [before])
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2, default=str) + "\n", encoding="utf-8")
     return 0
