@@ -9,10 +9,10 @@ through memory over every global tensor too large for the cache (what a material
 Loops count as what the lowering makes of them on the target (``llvm``: ``verifier.lowering``'s CPU
 mapping — a ``P`` or block-axis ``B`` loop is parallel unless it carries a dependence or sits in a
 parallel loop, a thread-axis ``B`` such as ``tx`` is serial, a ``V`` loop is vectorised unless it carries
-a dependence, and LLVM vectorises a serial innermost loop by itself when it carries no dependence and
-moves contiguously): a parallel loop divides the work by the cores it can occupy, a vectorised innermost
-loop by the lanes it fills. The constants are fixed (not read from this machine) so a ranking is the same
-everywhere for the same program.
+a dependence, and LLVM vectorises a serial innermost loop by itself when it carries no dependence,
+moves contiguously and is long enough not to be unrolled first): a parallel loop divides the work by
+the cores it can occupy, a vectorised innermost loop by the lanes it fills. The constants are fixed
+(not read from this machine) so a ranking is the same everywhere for the same program.
 
 It is a heuristic to order proposals, never a claim about speed: every accepted step is still measured.
 """
@@ -67,6 +67,13 @@ DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "u8": 1, "i16":
 #: printed LLVM IR of ``llvm`` and ``llvm-host`` builds: ``exp``, ``log``, ``sqrt``, ``abs``, ``sin``,
 #: ``cos``, ``max`` and ``min`` all vectorise, ``erf`` stays scalar).
 SCALAR_CALLS = frozenset({"erf"})
+#: The shortest serial innermost loop LLVM's loop vectoriser is counted on to take by itself. Shorter
+#: constant-trip loops are fully unrolled before the vectoriser runs, and the SLP vectoriser does not
+#: rebuild the vector from the copies: read off the optimised IR of ``llvm`` and ``llvm-host`` builds,
+#: an elementwise loop of 12-32 and an ``exp`` loop of 4-48 iterations stay scalar, 56 and longer
+#: vectorise (``tests/verifier/test_targets.py``). A conv3d whose 22-wide row loop was innermost ran
+#: 66 ms as ``L`` and 13 ms as ``V``, where the model had seen no difference.
+AUTO_VECTOR_MIN_EXTENT = 64
 TRANSCENDENTAL = frozenset({"exp", "log", "tanh", "sqrt", "rsqrt", "sin", "cos", "erf", "pow", "sigmoid",
                             "log1p", "expm1", "tan", "atan", "asin", "acos", "exp2", "log2"})
 
@@ -305,12 +312,13 @@ def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...], shapes: dict[str, 
 def _with_auto_vector(nests: list[tuple[Assign, _Nest]], target: str,
                       shapes: dict[str, tuple[int, ...]]) -> list[tuple[Assign, _Nest]]:
     """``nests`` with the innermost serial loop of each nest marked ``vector`` where LLVM vectorises it
-    by itself (``_auto_vectorisable`` holds for every statement directly under it)."""
+    by itself (``_auto_vectorisable`` holds for every statement directly under it, and the loop runs at
+    least ``AUTO_VECTOR_MIN_EXTENT`` iterations)."""
     if not target.startswith("llvm"):
         return nests
     able: dict[tuple, bool] = {}
     for stmt, nest in nests:
-        if nest.loops and nest.kinds[-1] == "serial" and nest.loops[-1].extent >= 2 \
+        if nest.loops and nest.kinds[-1] == "serial" and nest.loops[-1].extent >= AUTO_VECTOR_MIN_EXTENT \
                 and "vector" not in nest.kinds:
             able[nest.key] = able.get(nest.key, True) and _auto_vectorisable(stmt, nest.loops, shapes)
     return [(stmt, _Nest(nest.loops, (*nest.kinds[:-1], "vector"), nest.key)

@@ -81,3 +81,23 @@ def test_llvm_vectorises_loops_calling_exp_or_max_but_not_erf(target):
                                f"B^{{16}}_{{tx=0}}L^{{256}}_{{a=0}}[C^{{f32,g}}_{{tx,a}}={value};];")
         vectorised = bool(re.search(r"<\d+ x float>", build(program, target, cache=False).source("llvm")))
         assert vectorised == (call not in SCALAR_CALLS), call
+
+
+@pytest.mark.parametrize("target", ["llvm", "llvm-host"])
+def test_llvm_vectorises_a_serial_inner_loop_by_itself_only_from_the_cost_models_length(target):
+    """What ``tuner.cost.AUTO_VECTOR_MIN_EXTENT`` says: shorter constant loops are fully unrolled before
+    the loop vectoriser runs and stay scalar; from that length on the vectoriser takes them."""
+    from tuner.cost import AUTO_VECTOR_MIN_EXTENT
+
+    def vectorised(extent: int, value: str) -> bool:
+        program = load_program(f"input A: f32[16, {extent}]\noutput C: f32[16, {extent}]\n---\n"
+                               f"B^{{16}}_{{tx=0}}L^{{{extent}}}_{{a=0}}[C^{{f32,g}}_{{tx,a}}={value};];")
+        return bool(re.search(r"<\d+ x float>", build(program, target, cache=False).source("llvm")))
+
+    for value in ("A^{f32,g}_{tx,a}*2+1", "exp(A^{f32,g}_{tx,a})"):
+        assert not vectorised(16, value) and not vectorised(32, value), value
+        assert vectorised(AUTO_VECTOR_MIN_EXTENT, value) and vectorised(4 * AUTO_VECTOR_MIN_EXTENT, value), value
+        # and a V loop of the short length is vectorised as written
+        program = load_program("input A: f32[16, 32]\noutput C: f32[16, 32]\n---\n"
+                               f"B^{{16}}_{{tx=0}}V^{{32}}_{{a=0}}[C^{{f32,g}}_{{tx,a}}={value};];")
+        assert re.search(r"<\d+ x float>", build(program, target, cache=False).source("llvm")), value
