@@ -114,6 +114,8 @@ class TorchSourceReference:
 
     def _torch(self):
         if self._impl is None:
+            # Before the frontend's concrete run folds constants with torch (``verifier.torch_math``).
+            importlib.import_module("verifier.torch_math").settle()
             module = importlib.import_module("leir.frontend.reference")
             self._impl = module.TorchReference(self.path, self.sets, self.dtype,
                                                input_shapes=getattr(self, "input_shapes", {}))
