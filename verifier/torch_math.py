@@ -5,7 +5,7 @@ a search's TVM jobs, the first torch computation of the job that built the PyTor
 frontend's concrete run, computed ``exp`` of a 16384-element tensor correctly on the first half and
 wrongly on the half the second OpenMP thread took (relative error up to 8.8e-5, a smooth pattern). The
 frontend folded that into a constant the kernel was fed; PyTorch's own forward, moments later, was
-right; so a correct kernel failed ``bench/tune.py``'s final check against PyTorch in 5 of 8 runs
+right; so a correct kernel failed ``bench/tune.py``'s final check against PyTorch in 5 of 10 runs
 (``--only level1/parameter_and_constant --shape-t 1.0``). With a warm-up run first it failed in none of
 8 (5 with this module, 3 with ``exp`` alone in its place). The warm-up's own checks never caught a wrong
 value in those runs, so what exactly goes wrong inside the math library is not established; what is,
