@@ -25,7 +25,9 @@ import sys
 VECTOR_MATH_FUNCTIONS = ("exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sqrt", "rsqrt",
                          "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "erf",
                          "erfc", "sigmoid", "reciprocal")
-#: PyTorch's parallel grain (``at::internal::GRAIN_SIZE``): element-wise work splits in chunks of it.
+#: PyTorch's default parallel grain (``at::internal::GRAIN_SIZE``). Its vector math kernels split finer
+#: (the failing 16384-element ``exp`` went to two threads), so a tensor of two of these grains per
+#: thread reaches every thread whichever grain a function uses.
 PARALLEL_GRAIN = 32768
 ATTEMPTS = 4
 #: float32 agreement asked of each function (a few units in the last place of values in (0, 1]).
@@ -36,7 +38,7 @@ _report: dict[str, int] | None = None
 
 
 def settle_elements() -> int:
-    """Elements per warm-up call: two grains per thread, so every OpenMP thread takes a chunk."""
+    """Elements per warm-up call: two default grains per thread, so every OpenMP thread takes a chunk."""
     import torch
 
     return 2 * PARALLEL_GRAIN * torch.get_num_threads()

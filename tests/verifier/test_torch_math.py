@@ -17,7 +17,8 @@ def test_settle_leaves_every_vector_math_function_agreeing_with_float64():
     assert set(report) == set(torch_math.VECTOR_MATH_FUNCTIONS)
     assert all(0 <= wrong <= torch_math.ATTEMPTS for wrong in report.values())
     x = torch.linspace(0.01, 0.99, torch_math.settle_elements())
-    assert x.numel() >= 2 * torch.get_num_threads() * torch_math.PARALLEL_GRAIN
+    # at least the failing tensor's 8192-element chunk for every thread, whatever the thread count
+    assert x.numel() >= 8192 * torch.get_num_threads() and x.numel() >= torch_math.PARALLEL_GRAIN
     for name in torch_math.VECTOR_MATH_FUNCTIONS:
         function = getattr(torch, name)
         assert torch.allclose(function(x), function(x.double()).float(), rtol=torch_math.RTOL,
