@@ -7,7 +7,7 @@ import pytest
 from leir.printer import canonical
 from leir.strategies import Site, apply_strategy, candidates
 
-from .helpers import workload
+from .helpers import leir, workload
 from .loop_checks import assert_refused, check_step, refusal_reason
 
 WORKLOADS = ["level1/layer_norm", "level1/conv2d", "level1/softmax"]
@@ -46,5 +46,12 @@ def test_refuses_to_fuse_a_reduction_axis_into_a_spatial_loop():
     site = Site((0,), (("inner", "c"), ("outer", "a")))
     assert_refused(program, "loop_fusion", site)
     assert "carries a dependence along c only" in refusal_reason(program, "loop_fusion", site)
-    bound = Site((0,), (("inner", "a"), ("outer", "tx")))  # B^{64}_{tx} is not serial
-    assert "only serial L loops fuse" in refusal_reason(program, "loop_fusion", bound)
+    # B^{64}_{tx} takes in a serial loop only while the launch stays within CUDA's limits: 64 x 64
+    # threads would be 4096 in one block
+    bound = Site((0,), (("inner", "a"), ("outer", "tx")))
+    assert "break a CUDA limit" in refusal_reason(program, "loop_fusion", bound)
+    assert "1024" in refusal_reason(program, "loop_fusion", bound)
+    vector = leir("input A: f32[8, 6]\noutput C: f32[8, 6]\n---\n"
+                  "L^{8}_{a=0}V^{6}_{c=0}[C^{f32,g}_{a,c}=A^{f32,g}_{a,c}*2;];")
+    assert "only serial L loops fuse" in refusal_reason(vector, "loop_fusion",
+                                                        Site((0,), (("inner", "c"), ("outer", "a"))))

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from leir.analysis import carried_statements, fuse_index_vars, loop_race_reason, var_in_condition
-from leir.ast import Loop, Program
+from leir.analysis import (
+    carried_statements,
+    fuse_index_vars,
+    loop_race_reason,
+    program_info,
+    var_in_condition,
+)
+from leir.ast import Block, Loop, Program
+from leir.gpu_limits import gpu_limit_violations
 from leir.printer import loop_text
+from leir.rewrite import replace_at
 from leir.strategies.base import Exactness, Level, Params, Site, Strategy
 from leir.strategies.common import block_at, describe_block, header_text
 from leir.strategies.loop.nest import (
@@ -12,6 +20,7 @@ from leir.strategies.loop.nest import (
     adjacent_pairs,
     find_loop,
     guard_refusal,
+    nested_loops,
     pair_site,
     rebuild,
     ref_using,
@@ -19,6 +28,28 @@ from leir.strategies.loop.nest import (
 )
 from leir.strategies.registry import register
 from leir.strategies.traces import Trace, TraceBuilder
+
+
+def _bound_fusion_problem(program: Program, path: tuple[int, ...], block: Block, outer: Loop,
+                          inner: Loop) -> str | None:
+    """Why the bound loop ``outer`` cannot take in ``inner``: a bound loop inside them (the fused
+    loop's iterations would no longer be the outermost work of one block or thread), a dependence along
+    either (what ``loop_split`` of a bound loop requires too), or a CUDA limit the fused launch would
+    break."""
+    k = block.loops.index(outer)
+    if any(lp.kind == "B" for lp in block.loops[k + 2:] + nested_loops(block)):
+        return f"the bound loop over {outer.var} has a bound loop inside it"
+    for lp in (outer, inner):
+        reason = loop_race_reason(program, path, lp.var)
+        if reason is not None:
+            return f"the loop over {lp.var} {reason}: only spatial loops fuse into a bound loop"
+    fused = Block(block.loops[:k] + (Loop("B", outer.extent * inner.extent, outer.var),)
+                  + block.loops[k + 2:], block.items)
+    launch = replace_at(program.body, path, fused).blocks[path[0]]
+    violations = gpu_limit_violations(launch, program_info(program).tensors)
+    if violations:
+        return f"fusing would break a CUDA limit: {violations[0].message}"
+    return None
 
 
 @register
@@ -32,7 +63,10 @@ class LoopFusion(Strategy):
 
     The fused loop keeps the outer variable ``u`` and runs ``m*n`` iterations; a use ``u*n+w`` (what
     ``loop_split`` writes) becomes ``u`` again, any other use of ``u`` becomes ``u//n`` and of ``w``
-    becomes ``u%n``. Precondition: the two loops are adjacent in one header, both serial ``L`` with at least 2 iterations, and
+    becomes ``u%n``. A loop bound to a GPU axis and the serial loop inside it fuse the same way (the
+    inverse of ``loop_split`` on a bound loop) when no bound loop runs inside them and the fused launch
+    stays within the CUDA limits ``leir.gpu_limits`` checks. Precondition: the two loops are adjacent in
+    one header, both serial ``L`` (or a bound ``B`` around a serial ``L``) with at least 2 iterations, and
     no guard compares either, and either both spatial or both carrying a dependence (fusing a reduction axis into a spatial one would
     turn a spatial subscript into ``u//n``). The iterations run in the same order: exact (E).
     """  # noqa: E501
@@ -49,11 +83,16 @@ class LoopFusion(Strategy):
 
     @staticmethod
     def _problem(program: Program, path: tuple[int, ...], outer: Loop, inner: Loop) -> str | None:
-        if outer.kind != "L" or inner.kind != "L":
-            return f"the loops are {outer.kind} and {inner.kind}; only serial L loops fuse"
+        if outer.kind not in ("L", "B") or inner.kind != "L":
+            return (f"the loops are {outer.kind} and {inner.kind}; only serial L loops fuse, or a bound B "
+                    "with the serial L inside it")
         if outer.extent < 2 or inner.extent < 2:
             return "a loop of a single iteration is not worth a // and % per index"
         block = block_at(program, path)
+        if outer.kind == "B":
+            problem = _bound_fusion_problem(program, path, block, outer, inner)
+            if problem:
+                return problem
         guarded = [lp.var for lp in (outer, inner) if var_in_condition(block, lp.var)]
         if guarded:
             return guard_refusal(guarded[0])
@@ -71,7 +110,7 @@ class LoopFusion(Strategy):
         problem = self._problem(program, site.path, outer, inner)
         if problem:
             raise self.refuse(problem)
-        fused = Loop("L", outer.extent * inner.extent, outer_var)
+        fused = Loop(outer.kind, outer.extent * inner.extent, outer_var)
         loops = block.loops[:k] + (fused,) + block.loops[k + 2:]
         return rebuild(program, site.path, block, loops,
                        lambda e: fuse_index_vars(e, outer_var, inner_var, inner.extent))
@@ -90,6 +129,7 @@ class LoopFusion(Strategy):
         where = describe_block(site.path)
         return t.build(
             applicability=(f"In {where} the serial loop {t.before(loop_text(inner))} sits directly inside "
+                           + ("the bound loop " if outer.kind == "B" else "") +
                            f"{t.before(loop_text(outer))}: adjacent {kind} of one header, so they can be "
                            "merged."),
             change=(f"{t.before(header_text((outer, inner)))} becomes {t.after(loop_text(fused))} "
