@@ -89,12 +89,16 @@ def test_rule_policy_ranks_the_contiguous_reorder_and_the_parallel_loop_first():
     # rebinding the serial thread axis tx to the block axis bx (one fork-join) ahead of making the inner
     # serial loop a parallel (one fork-join per row)
     assert proposals[0].strategy == "loop_reorder" and proposals[0].step.site.key == "0[inner=c,outer=a]"
-    assert proposals[1].strategy == "loop_binding" and proposals[1].step.params == {"axis": "bx"}
-    assert canonical(proposals[1].step.after.body).startswith("B^{64}_{bx=0}L^{96}_{a=0}")
-    assert proposals[2].strategy == "loop_parallelization"
-    assert "P^{96}_{a=0}" in canonical(proposals[2].step.after.body)
-    assert proposals[2].score > 0.4 and proposals[1].score > proposals[2].score
-    assert not any(p.enables for p in proposals)  # the reorder needs no enabling step here
+    assert not proposals[0].enables  # the reorder needs no enabling step here
+    # then the register tile two steps away (test_a_row_split_is_scored_by_the_unrolled_rows_it_enables)
+    assert proposals[1].strategy == "loop_split" and proposals[1].enables
+    direct = [p for p in proposals if not p.enables]
+    assert direct[1].strategy == "loop_binding" and direct[1].step.params == {"axis": "bx"}
+    assert canonical(direct[1].step.after.body).startswith("B^{64}_{bx=0}L^{96}_{a=0}")
+    assert direct[2].strategy == "loop_parallelization"
+    assert "P^{96}_{a=0}" in canonical(direct[2].step.after.body)
+    assert direct[2].score > 0.4 and direct[1].score > direct[2].score
+    assert all(p.strategy == "loop_split" for p in proposals if p.enables)
     # a thread-axis binding runs serially here: modelled as no gain, behind every step that gains
     bindings = [p for p in proposals if p.strategy == "loop_binding" and "t" in str(p.step.params)]
     assert all(p.score <= 0.0 for p in bindings)
@@ -239,3 +243,75 @@ def test_a_reorder_is_scored_by_the_inline_it_enables():
     best = enabling[0]
     assert "enables" in best.rationale and best.score > 0
     assert best is proposals[0] or best.score > proposals[3].score  # measured in a branch of four
+
+
+# x @ W with one output row per iteration of the row loop and the weight already [k, n]: the 1.6 MB
+# weight is read again for every row, more of it between two reads than a core's L2 holds
+ROWS_HEAD = """input A: f32[96, 256]
+param D: f32[256, 1600]
+output C: f32[96, 1600]
+---
+"""
+ROW_AT_A_TIME = ROWS_HEAD + ("B^{96}_{bx=0}L^{256}_{c=0}L^{1600}_{a=0}[C^{f32,g}_{bx,a}=C^{f32,g}_{bx,a}"
+                             "+A^{f32,g}_{bx,c}*D^{f32,g}_{c,a};];")
+
+
+def _rows_at_a_time(rows: int, kind: str = "U") -> str:
+    return ROWS_HEAD + (f"B^{{{96 // rows}}}_{{bx=0}}L^{{256}}_{{c=0}}L^{{1600}}_{{a=0}}{kind}^{{{rows}}}_{{d=0}}["
+                        f"C^{{f32,g}}_{{bx*{rows}+d,a}}=C^{{f32,g}}_{{bx*{rows}+d,a}}"
+                        f"+A^{{f32,g}}_{{bx*{rows}+d,c}}*D^{{f32,g}}_{{c,a}};];")
+
+
+def test_unrolled_rows_share_the_weight_vector_they_all_read():
+    # measured on a 96x1664x1600 GEMM (tuner/cost.py: L2_BYTES, SPILLED_SHARE): 17.1 ms a row at a time,
+    # 6.6 ms six rows unrolled innermost (LLVM vectorises a for all six copies and loads D once), 9.7 ms
+    # for eight or more rows, whose values no longer fit the 16 vector registers
+    one, six, eight = _cost(ROW_AT_A_TIME), _cost(_rows_at_a_time(6)), _cost(_rows_at_a_time(8))
+    assert six < one / 1.5
+    assert six < eight < one
+    # an unrolled innermost loop leaves a innermost for LLVM: vectorised as before, not strided along d
+    assert _cost(_rows_at_a_time(6, "L")) > one * 4
+
+
+def test_a_weight_read_again_per_row_costs_an_l2_miss_only_when_it_outgrows_l2():
+    from leir.ast import Loop, TensorRef, Var
+    from tuner.cost import L2_BYTES, L2_MISS_WEIGHT, reread_weight
+
+    weight = TensorRef("D", "f32", "g", (Var("c"), Var("a")))
+    columns = L2_BYTES // 4 // 256  # a 256 x n weight of exactly L2_BYTES
+    assert reread_weight(weight, (Loop("B", 96, "bx"), Loop("L", 256, "c"), Loop("L", columns, "a"))) == 1.0
+    assert reread_weight(weight, (Loop("B", 96, "bx"), Loop("L", 256, "c"), Loop("L", columns + 8, "a"))) \
+        == L2_MISS_WEIGHT
+    # no loop repeats it: read once whatever its size
+    assert reread_weight(weight, (Loop("L", 256, "c"), Loop("L", 4 * columns, "a"))) == 1.0
+
+
+def test_a_row_split_is_scored_by_the_unrolled_rows_it_enables():
+    # before the reorder that puts a innermost: split the rows, move the row loop innermost, unroll it
+    state = ROWS_HEAD + ("B^{96}_{bx=0}L^{1600}_{a=0}L^{256}_{c=0}[C^{f32,g}_{bx,a}=C^{f32,g}_{bx,a}"
+                         "+A^{f32,g}_{bx,c}*D^{f32,g}_{c,a};];")
+    proposals = RulePolicy(seed=0).propose(load_program(state), SearchContext())
+    top = proposals[0]
+    assert top.strategy == "loop_split" and top.step.site.get("loop") == "bx" and top.enables
+    assert top.step.params == {"factor": 6}  # the most rows whose copies fit the registers
+    assert "the 2 steps" in top.rationale
+    reorder = next(p for p in proposals if p.strategy == "loop_reorder" and not p.enables)
+    assert reorder.step.site.key == "0[inner=c,outer=a]" and reorder.score < top.score
+    # the split's child: the reorder that moves the row loop innermost, then the unroll, ranked first
+    child = RulePolicy(seed=0).propose(top.step.after, SearchContext())[0]
+    inner = top.step.after.body.blocks[0].loops[1].var
+    assert child.strategy == "loop_reorder" and child.enables
+    assert child.step.after.body.blocks[0].loops[-1].var == inner
+    grandchild = RulePolicy(seed=0).propose(child.step.after, SearchContext())[0]
+    assert grandchild.strategy == "loop_unrolling" and grandchild.step.site.get("loop") == inner
+    assert _cost_of(grandchild.step.after) < _cost(ROW_AT_A_TIME)  # better than the row-at-a-time order
+
+
+def test_a_split_that_a_chain_does_not_need_enables_nothing():
+    # the row loop is split already: splitting it again adds nothing the reorder and unroll of the
+    # existing inner loop would not reach alone
+    state = ROWS_HEAD + ("B^{16}_{bx=0}L^{6}_{d=0}L^{1600}_{a=0}L^{256}_{c=0}[C^{f32,g}_{bx*6+d,a}="
+                         "C^{f32,g}_{bx*6+d,a}+A^{f32,g}_{bx*6+d,c}*D^{f32,g}_{c,a};];")
+    proposals = RulePolicy(seed=0).propose(load_program(state), SearchContext())
+    assert not any(p.enables for p in proposals if p.strategy == "loop_split")
+    assert proposals[0].strategy == "loop_reorder" and proposals[0].enables

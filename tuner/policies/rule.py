@@ -35,12 +35,17 @@ from leir.strategies.base import AppliedStep, Site
 from leir.strategies.engine import strategy_sites
 from leir.strategies.explore import PlannedStep, StepFailure, attempt
 from leir.strategies.registry import get_strategy
-from tuner.cost import CostBreakdown, program_cost
+from tuner.cost import VECTOR_REGISTERS, CostBreakdown, program_cost
 from tuner.policies.base import engine_steps
 from tuner.proposals import Proposal, SearchContext
 
 #: Widest vector loop ``loop_vectorization`` takes (its ``MAX_VECTOR_EXTENT``).
 MAX_VECTOR_EXTENT = 16
+#: The most unrolled copies whose values fit the vector registers beside a shared load
+#: (``tuner.cost.shared_load``: ``2*copies+1 <= VECTOR_REGISTERS``).
+REGISTER_TILE_COPIES = (VECTOR_REGISTERS - 1) // 2
+#: The follow-ups a chain still tries after a first follow-up that saves by itself (``_best_follow_up``).
+REGISTER_TILE_FOLLOW_UPS = frozenset({"loop_unrolling"})
 #: A step is worth what the follow-up it enables saves, discounted for being two steps away.
 LOOKAHEAD_DISCOUNT = 0.9
 #: Follow-up strategies a step of each strategy can enable (what the lookahead tries after it).
@@ -48,7 +53,8 @@ FOLLOW_UPS: dict[str, tuple[str, ...]] = {
     "layout_transformation": ("loop_reorder",),
     "loop_split": ("loop_vectorization", "loop_reorder", "loop_parallelization"),
     "loop_tiling": ("loop_vectorization", "loop_parallelization"),
-    "loop_reorder": ("loop_reorder", "loop_parallelization", "loop_vectorization", "compute_inline"),
+    "loop_reorder": ("loop_reorder", "loop_parallelization", "loop_vectorization", "compute_inline",
+                     "loop_unrolling"),
 }
 #: Strategies whose steps look two follow-ups ahead: a split is typically two steps from its payoff
 #: (split, move the outer loop out, make it parallel); the rest look one ahead.
@@ -71,15 +77,28 @@ ALWAYS_TRIED = ("loop_split", "layout_transformation")
 
 def _always_tried(strategy: str, site: Site) -> list[dict]:
     """Parameters worth trying at every site whatever the seeded sample drew: for ``loop_split`` the
-    inner extent that fills a vector register (the largest divisor up to ``MAX_VECTOR_EXTENT``), for
-    ``layout_transformation`` every transpose (what lets a reorder make a strided operand contiguous)."""
+    inner extent that fills a vector register (the largest divisor up to ``MAX_VECTOR_EXTENT``) and the
+    one whose unrolled copies fit the registers (the largest up to ``REGISTER_TILE_COPIES``: the rows of
+    a register tile), for ``layout_transformation`` every transpose (what lets a reorder make a strided
+    operand contiguous)."""
     values = [v for spec in site.params for v in spec.values]
     if strategy == "loop_split":
-        factors = [v for v in values if isinstance(v, int) and 2 <= v <= MAX_VECTOR_EXTENT]
-        return [{"factor": max(factors)}] if factors else []
+        factors = [v for v in values if isinstance(v, int) and v >= 2]
+        wanted = {max((f for f in factors if f <= limit), default=None)
+                  for limit in (MAX_VECTOR_EXTENT, REGISTER_TILE_COPIES)}
+        return [{"factor": f} for f in sorted(f for f in wanted if f is not None)]
     if strategy == "layout_transformation":
         return [{"layout": v} for v in values if isinstance(v, str) and v.startswith("transpose:")]
     return []
+
+
+def _follow_up_names(strategy: str, steps: int) -> set[str]:
+    """The strategies a chain of ``steps`` follow-ups after a ``strategy`` step may use: a step enables
+    only what none of them reaches alone (a split is no enabler of an unroll the state already allows)."""
+    names = set(FOLLOW_UPS.get(strategy, ()))
+    for _ in range(steps - 1):
+        names |= {later for name in names for later in FOLLOW_UPS.get(name, ())}
+    return names
 
 
 def _blocks_of(strategy: str, site: Site) -> tuple[int, ...]:
@@ -168,42 +187,57 @@ class RulePolicy:
                         steps.append(outcome)
         return steps
 
-    def _best_follow_up(self, step: AppliedStep, depth: int = 1) -> tuple[float, int, tuple[int, ...]] | None:
-        """(lowest modelled cost, follow-ups taken, the blocks the first follow-up changes) that
-        ``FOLLOW_UPS`` steps reach after ``step``: one step, or with ``depth`` 2 also a second after a
-        first that saves nothing alone (a split, then the reorder that moves its outer loop out, then the
-        parallel loop that needed both).
+    def _best_follow_up(self, step: AppliedStep, depth: int = 1, only: frozenset[str] | None = None,
+                        ) -> tuple[float, int, tuple[int, ...]] | None:
+        """``_reach`` after ``step``: at the step's own block, or at any hot block when it added blocks."""
+        same_blocks = len(step.after.body.blocks) == len(step.before.body.blocks)
+        return self._reach(step.after, step.strategy, step.site.path[0] if same_blocks else None, depth, only)
 
-        Follow-ups are looked for at the step's own block (at any hot block when the step added blocks,
-        as a layout change does), so a step never inherits what another block's steps would save; a
+    def _reach(self, program: Program, strategy: str, block: int | None, depth: int = 1,
+               only: frozenset[str] | None = None) -> tuple[float, int, tuple[int, ...]] | None:
+        """(lowest modelled cost, follow-ups taken, the blocks the first follow-up changes) that the
+        ``FOLLOW_UPS`` of a ``strategy`` step reach from ``program``: one step, or with ``depth`` 2 also
+        a second after a first that saves nothing alone (a split, then the reorder that moves its outer
+        loop out, then the parallel loop that needed both).
+
+        Follow-ups are looked for at ``block`` (at any hot block when it is ``None``, after a step
+        that added blocks, as a layout change does), so a step never inherits what another block's
+        steps would save; a
         ``compute_inline`` spans its producer and the next block, so it follows a step at either (a
         reorder that gives a consumer its producer's header).
+
+        A first follow-up that saves by itself is followed further only by ``REGISTER_TILE_FOLLOW_UPS``
+        (``only``): a split whose inner loop a reorder moves innermost pays through the unroll that
+        shares loads between its copies, while a reorder or a parallel loop the state allows anyway must
+        not make the split look enabling.
         """
-        after_cost = program_cost(step.after, self.target)
-        same_blocks = len(step.after.body.blocks) == len(step.before.body.blocks)
+        after_cost = program_cost(program, self.target)
         best: tuple[float, int, tuple[int, ...]] | None = None
-        for name in FOLLOW_UPS.get(step.strategy, ()):
-            if self.strategies is not None and name not in self.strategies:
+        for name in FOLLOW_UPS.get(strategy, ()):
+            if (self.strategies is not None and name not in self.strategies) \
+                    or (only is not None and name not in only):
                 continue
-            strategy = get_strategy(name)
+            follow_up = get_strategy(name)
             try:
-                sites = strategy_sites(strategy, step.after)
+                sites = strategy_sites(follow_up, program)
             except Exception:  # noqa: BLE001 - a strategy that fails proposes nothing
                 continue
             for index, site in enumerate(sites):
                 blocks = _blocks_of(name, site)
-                if same_blocks and step.site.path[0] not in blocks:
+                if block is not None and block not in blocks:
                     continue
                 if not _hot(after_cost, name, blocks):
                     continue
                 params = {spec.name: max(v for v in spec.values if isinstance(v, int))
                           for spec in site.params if any(isinstance(v, int) for v in spec.values)}
-                outcome = attempt(step.after, PlannedStep(strategy, index, site, params))
+                outcome = attempt(program, PlannedStep(follow_up, index, site, params))
                 if isinstance(outcome, StepFailure):
                     continue
                 found = (program_cost(outcome.after, self.target).total, 1, blocks)
-                if depth > 1 and name in FOLLOW_UPS and found[0] >= after_cost.total * (1 - ENABLE_MARGIN):
-                    deeper = self._best_follow_up(outcome, depth - 1)
+                if depth > 1 and name in FOLLOW_UPS:
+                    saves = found[0] < after_cost.total * (1 - ENABLE_MARGIN)
+                    deeper = self._best_follow_up(outcome, depth - 1,
+                                                  REGISTER_TILE_FOLLOW_UPS if saves else None)
                     if deeper is not None and deeper[0] < found[0]:
                         found = (deeper[0], deeper[1] + 1, blocks)
                 if best is None or found < best:
@@ -226,6 +260,7 @@ class RulePolicy:
             where = (step.strategy, step.site.path[0])
             best_at[where] = max(best_at.get(where, 0.0), gain)
         scored = []
+        reached: dict[tuple[str, int | None, int], float] = {}  # what the follow-ups reach without a step
         for step, (gain, after_total) in zip(steps, gains, strict=True):
             rationale = f"modelled cost {before.total:.4g} -> {after_total:.4g}"
             enables = False
@@ -234,16 +269,29 @@ class RulePolicy:
                 ahead = self._best_follow_up(step, LOOKAHEAD_DEPTH.get(step.strategy, 1))
                 if ahead is not None:
                     then, taken, blocks = ahead
-                    both = (before.total - then) / before.total
                     # What the follow-up strategies already save where the follow-up works, before this
                     # step (a step that added blocks shifted the indices: there, their best anywhere).
-                    names = FOLLOW_UPS[step.strategy]
+                    names = _follow_up_names(step.strategy, taken)
                     if len(step.after.body.blocks) == len(program.body.blocks):
                         already = max(best_at.get((name, block), 0.0) for name in names for block in blocks)
                     else:
                         already = max(best_now.get(name, 0.0) for name in names)
-                    discounted = both * LOOKAHEAD_DISCOUNT ** taken  # each step away counts less
-                    if both > max(gain, 0.0) + already + ENABLE_MARGIN and discounted > gain:
+                    # What the follow-ups reach alone, from here, in one step or in as many as the chain
+                    # took (a split is no enabler of a reorder and an unroll the state allows already),
+                    # and what that and the step would reach were their savings independent (each
+                    # scaling the cost by its own ratio): the chain must beat it by ENABLE_MARGIN.
+                    alone = before.total * (1 - already)
+                    if taken > 1:
+                        where = (step.strategy, step.site.path[0] if len(step.after.body.blocks)
+                                 == len(program.body.blocks) else None, taken)
+                        if where not in reached:
+                            found = self._reach(program, *where)
+                            reached[where] = found[0] if found is not None else before.total
+                        alone = min(alone, reached[where])
+                    # Each step away makes the state reached count as LOOKAHEAD_DISCOUNT dearer.
+                    discounted = (before.total - then / LOOKAHEAD_DISCOUNT ** taken) / before.total
+                    independent = alone * min(1.0, after_total / before.total)
+                    if then < independent * (1 - ENABLE_MARGIN) and discounted > gain:
                         gain, enables = discounted, True
                         steps_text = "the step" if taken == 1 else f"the {taken} steps"
                         rationale += f"; with {steps_text} it enables {then:.4g}"
