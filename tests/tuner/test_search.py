@@ -147,3 +147,70 @@ def test_a_would_be_best_is_timed_twice_and_keeps_the_slower_reading(layer_norm)
     assert len(search.records) == 2  # a confirmation is no new step
     for record in search.records:
         validate_record(record)
+
+
+class AlwaysEnabling:
+    """RulePolicy's proposals, every one claiming to enable the next: a run of such claims no lookahead
+    vouched for."""
+
+    name = "always-enabling"
+
+    def __init__(self):
+        self.inner = RulePolicy(seed=0)
+
+    def describe(self) -> dict:
+        return {"name": self.name}
+
+    def propose(self, program, context):
+        from dataclasses import replace
+
+        return [replace(p, enables=True) for p in self.inner.propose(program, context)]
+
+
+def test_a_run_of_enabling_steps_is_followed_at_once_only_as_far_as_the_lookahead_reaches(layer_norm):
+    from tuner.search.base import FOLLOW_UP_CHAIN, Search
+
+    measurer = ScriptedTimings([1.0] * 10)
+    search = Search(layer_norm.program, layer_norm.info, AlwaysEnabling(), measurer,
+                    Budget(verifications=10), branch=1)
+    children = search.expand(search.root)
+    # the step, then FOLLOW_UP_CHAIN follow-ups each measured at once, then back to the search
+    assert len(children) == 1 + FOLLOW_UP_CHAIN == measurer.calls
+    assert [n.depth for n in children] == list(range(1, 2 + FOLLOW_UP_CHAIN))
+
+
+# rows in parallel (bx), the 1.6 MB weight larger than a core's L2 (tuner.cost.L2_BYTES): read again
+# per row, it misses
+GEMM_ROWS = """input A: f32[48, 256]
+param D: f32[256, 1600]
+output C: f32[48, 1600]
+---
+B^{48}_{bx=0}L^{1600}_{a=0}L^{256}_{c=0}[C^{f32,g}_{bx,a}=C^{f32,g}_{bx,a}+A^{f32,g}_{bx,c}*D^{f32,g}_{c,a};];"""
+
+
+def test_a_register_tile_is_measured_in_one_expansion_split_reorder_unroll():
+    """The row split saves nothing alone and its reorder leaves a strided unrolled-to-be loop innermost;
+    the search measures the split, the reorder and the unroll one after the other, and the tile is
+    faster than the source (LLVM vectorises the output row for every unrolled row at once)."""
+    from leir.program import load_program, program_hash
+    from leir.strategies.generation import Source
+    from leir.strategies.records import SourceInfo
+    from tuner.measure import Measurer
+
+    program = load_program(GEMM_ROWS)
+    source = Source(SourceInfo("gemm@f32#0", "gemm", 1, "f32", 0, {}, program_hash(program)), program)
+    measurer = Measurer(program, cache=False, repeats=3, min_repeat_ms=5.0)
+    try:
+        policy = RulePolicy(seed=0, strategies=("loop_split", "loop_reorder", "loop_unrolling"))
+        # three steps, and a confirmation of each that would be the best by more than 10 %
+        search = tune(source, policy, measurer, Budget(verifications=6), algo="beam", branch=1,
+                      options={"width": 1})
+    finally:
+        measurer.close()
+    assert [r["strategy"] for r in search.records[:3]] == ["loop_split", "loop_reorder", "loop_unrolling"]
+    split, reorder, unroll = (search.seen[r["child"]["hash"]] for r in search.records[:3])
+    assert reorder.parent is split and unroll.parent is reorder
+    assert split.step.site.get("loop") == "bx" and 2 <= split.step.params["factor"] <= 7
+    inner = split.step.after.body.blocks[0].loops[1].var
+    assert unroll.step.site.get("loop") == inner
+    assert unroll.speedup > 1.5

@@ -30,6 +30,10 @@ from tuner.proposals import Proposal, SearchContext
 CONFIRM_ABOVE = 1.1
 #: Proposals of an enabling step's child measured at once, until one verifies (``Proposal.enables``).
 FOLLOW_UP_TRIES = 2
+#: How many enabling steps in a row are measured at once (a split, the reorder it enables, the unroll
+#: that reorder enables): the rule policy looks at most two follow-ups ahead, so a longer run of steps
+#: that each claim to enable the next is a chain no lookahead vouched for, and goes back to the beam.
+FOLLOW_UP_CHAIN = 2
 
 
 class MeasureFn(Protocol):
@@ -252,12 +256,14 @@ class Search:
                 return index
         return 0
 
-    def expand(self, node: Node, limit: int | None = None, *, first: bool = False) -> list[Node]:
+    def expand(self, node: Node, limit: int | None = None, *, first: bool = False,
+               chain: int = FOLLOW_UP_CHAIN) -> list[Node]:
         """Ask the policy and measure up to ``limit`` new proposals (``first``: stop at one accepted).
 
         A child whose proposal ``enables`` a follow-up is expanded at once (up to ``FOLLOW_UP_TRIES``
         measured, ``first``), and what that finds is returned with the children: a layout change that is
-        slower alone competes through the reorder it made possible.
+        slower alone competes through the reorder it made possible. ``chain`` more enabling steps in a
+        row are followed so (``FOLLOW_UP_CHAIN``), no more.
 
         When a call yields nothing that verifies but some of its proposals failed (a malformed model
         answer), the policy is asked again — up to ``asks`` calls per expansion — with those failures in
@@ -280,8 +286,8 @@ class Search:
                 child = self.try_step(node, proposal)
                 if child is not None:
                     children.append(child)
-                    if proposal.enables:  # measure what it enables now, or a beam drops it unseen
-                        children.extend(self.expand(child, FOLLOW_UP_TRIES, first=True))
+                    if proposal.enables and chain > 0:  # measure what it enables now, or a beam drops it
+                        children.extend(self.expand(child, FOLLOW_UP_TRIES, first=True, chain=chain - 1))
                     if first:
                         return children
             no_new_failures = self.usage.policy_failures == failures_before
