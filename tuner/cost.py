@@ -86,6 +86,8 @@ L2_MISS_WEIGHT = 4.0
 #: share a load of what they all read only while each copy's own values (its accumulator and the
 #: operand it broadcasts, hoisted out of the loop around) fit beside the shared one: ``2*copies+1``.
 VECTOR_REGISTERS = 16
+#: The most unrolled copies that share a load without spilling (``2*copies+1 <= VECTOR_REGISTERS``).
+MAX_SHARING_COPIES = (VECTOR_REGISTERS - 1) // 2
 #: What the copies still share once they spill (measured: a 96x1664x1600 GEMM whose row loop was split
 #: by ``f`` and unrolled innermost ran 7.0 ms at f=4, 6.6 ms at 6, 9.7 ms at 8, 12 and 16, and 17.1 ms
 #: unsplit — about half the reuse survives the spills).
@@ -237,13 +239,13 @@ def shared_load(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
     copies = unrolled_copies(loops)
     if not copies:
         return 1.0
-    used = _vars_of_indices(ref)
+    used = _vars(ref)
     share = total = 1.0
     for lp in copies:
         total *= lp.extent
         if lp.var not in used:
             share *= lp.extent
-    if 2 * total + 1 > VECTOR_REGISTERS:
+    if total > MAX_SHARING_COPIES:
         share = min(share, SPILLED_SHARE)
     return share
 
@@ -252,7 +254,7 @@ def reread_weight(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
     """``L2_MISS_WEIGHT`` when some loop around ``ref`` repeats it (the reference does not use the loop's
     variable) over more than ``L2_BYTES`` of the tensor per iteration — the product of the extents of
     the loops inside it the reference uses, times the element size — else 1."""
-    used = _vars_of_indices(ref)
+    used = _vars(ref)
     size = DTYPE_BYTES.get(ref.dtype, 4)
     footprint = float(size)
     for lp in reversed(loops):  # innermost first: the footprint grows outward
@@ -261,10 +263,6 @@ def reread_weight(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
         elif lp.extent > 1 and footprint > L2_BYTES:
             return L2_MISS_WEIGHT
     return 1.0
-
-
-def _vars_of_indices(ref: TensorRef) -> set[str]:
-    return set().union(*(_vars(i) for i in ref.indices)) if ref.indices else set()
 
 
 def _speedup_factors(nest: _Nest) -> tuple[float, float]:

@@ -35,18 +35,17 @@ from leir.strategies.base import AppliedStep, Site
 from leir.strategies.engine import strategy_sites
 from leir.strategies.explore import PlannedStep, StepFailure, attempt
 from leir.strategies.registry import get_strategy
-from tuner.cost import VECTOR_REGISTERS, CostBreakdown, program_cost
+from tuner.cost import MAX_SHARING_COPIES, CostBreakdown, program_cost
 from tuner.policies.base import engine_steps
 from tuner.proposals import Proposal, SearchContext
 
 #: Widest vector loop ``loop_vectorization`` takes (its ``MAX_VECTOR_EXTENT``).
 MAX_VECTOR_EXTENT = 16
-#: The most unrolled copies whose values fit the vector registers beside a shared load
-#: (``tuner.cost.shared_load``: ``2*copies+1 <= VECTOR_REGISTERS``).
-REGISTER_TILE_COPIES = (VECTOR_REGISTERS - 1) // 2
+#: The rows of a register tile: the most unrolled copies that share a load (``tuner.cost.shared_load``).
+REGISTER_TILE_COPIES = MAX_SHARING_COPIES
 #: The follow-ups a chain still tries after a first follow-up that saves by itself (``_best_follow_up``).
 REGISTER_TILE_FOLLOW_UPS = frozenset({"loop_unrolling"})
-#: A step is worth what the follow-up it enables saves, discounted for being two steps away.
+#: A step is worth the state its follow-ups reach, counted 1/LOOKAHEAD_DISCOUNT dearer per step away.
 LOOKAHEAD_DISCOUNT = 0.9
 #: Follow-up strategies a step of each strategy can enable (what the lookahead tries after it).
 FOLLOW_UPS: dict[str, tuple[str, ...]] = {
@@ -99,6 +98,12 @@ def _follow_up_names(strategy: str, steps: int) -> set[str]:
     for _ in range(steps - 1):
         names |= {later for name in names for later in FOLLOW_UPS.get(name, ())}
     return names
+
+
+def _own_block(step: AppliedStep) -> int | None:
+    """The top-level block a step's follow-ups work at: its own, or ``None`` (any) when the step added
+    blocks and so shifted the indices (a layout copy)."""
+    return step.site.path[0] if len(step.after.body.blocks) == len(step.before.body.blocks) else None
 
 
 def _blocks_of(strategy: str, site: Site) -> tuple[int, ...]:
@@ -190,8 +195,7 @@ class RulePolicy:
     def _best_follow_up(self, step: AppliedStep, depth: int = 1, only: frozenset[str] | None = None,
                         ) -> tuple[float, int, tuple[int, ...]] | None:
         """``_reach`` after ``step``: at the step's own block, or at any hot block when it added blocks."""
-        same_blocks = len(step.after.body.blocks) == len(step.before.body.blocks)
-        return self._reach(step.after, step.strategy, step.site.path[0] if same_blocks else None, depth, only)
+        return self._reach(step.after, step.strategy, _own_block(step), depth, only)
 
     def _reach(self, program: Program, strategy: str, block: int | None, depth: int = 1,
                only: frozenset[str] | None = None) -> tuple[float, int, tuple[int, ...]] | None:
@@ -272,7 +276,8 @@ class RulePolicy:
                     # What the follow-up strategies already save where the follow-up works, before this
                     # step (a step that added blocks shifted the indices: there, their best anywhere).
                     names = _follow_up_names(step.strategy, taken)
-                    if len(step.after.body.blocks) == len(program.body.blocks):
+                    own_block = _own_block(step)
+                    if own_block is not None:
                         already = max(best_at.get((name, block), 0.0) for name in names for block in blocks)
                     else:
                         already = max(best_now.get(name, 0.0) for name in names)
@@ -282,8 +287,7 @@ class RulePolicy:
                     # scaling the cost by its own ratio): the chain must beat it by ENABLE_MARGIN.
                     alone = before.total * (1 - already)
                     if taken > 1:
-                        where = (step.strategy, step.site.path[0] if len(step.after.body.blocks)
-                                 == len(program.body.blocks) else None, taken)
+                        where = (step.strategy, own_block, taken)
                         if where not in reached:
                             found = self._reach(program, *where)
                             reached[where] = found[0] if found is not None else before.total

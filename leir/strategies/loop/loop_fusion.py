@@ -18,9 +18,9 @@ from leir.strategies.common import block_at, describe_block, header_text
 from leir.strategies.loop.nest import (
     adjacent_pair,
     adjacent_pairs,
+    bound_loop_inside,
     find_loop,
     guard_refusal,
-    nested_loops,
     pair_site,
     rebuild,
     ref_using,
@@ -37,7 +37,7 @@ def _bound_fusion_problem(program: Program, path: tuple[int, ...], block: Block,
     either (what ``loop_split`` of a bound loop requires too), or a CUDA limit the fused launch would
     break."""
     k = block.loops.index(outer)
-    if any(lp.kind == "B" for lp in block.loops[k + 2:] + nested_loops(block)):
+    if bound_loop_inside(block, k):
         return f"the bound loop over {outer.var} has a bound loop inside it"
     for lp in (outer, inner):
         reason = loop_race_reason(program, path, lp.var)

@@ -14,10 +14,10 @@ from leir.printer import loop_text
 from leir.strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy, int_param
 from leir.strategies.common import block_at, describe_block, header_text
 from leir.strategies.loop.nest import (
+    bound_loop_inside,
     find_loop,
     guard_refusal,
     header_loops,
-    nested_loops,
     rebuild,
     ref_using,
     trip_count,
@@ -36,8 +36,7 @@ def _kind_refusal(block: Block, k: int) -> str | None:
         return None
     if lp.kind != "B":
         return f"the loop over {lp.var} is {lp.kind}, not serial L or bound B"
-    inside = block.loops[k + 1:] + nested_loops(block)
-    if any(inner.kind == "B" for inner in inside):
+    if bound_loop_inside(block, k):
         return f"the bound loop over {lp.var} has a bound loop inside it"
     return None
 
@@ -75,10 +74,10 @@ class LoopSplit(Strategy):
 
     def candidates(self, program: Program) -> list[Site]:
         sites = []
-        for path, _block, k, lp in header_loops(program):
+        for path, block, k, lp in header_loops(program):
             factors = proper_divisors(lp.extent)
-            if _kind_refusal(_block, k) is not None or not factors or loop_race_reason(program, path, lp.var) is not None \
-                    or var_in_condition(_block, lp.var):
+            if _kind_refusal(block, k) is not None or not factors \
+                    or loop_race_reason(program, path, lp.var) is not None or var_in_condition(block, lp.var):
                 continue
             sites.append(Site(path, (("loop", lp.var),), (ParamSpec("factor", factors, "inner extent"),),
                               where=f"the loop over {lp.var} in {describe_block(path)}"))

@@ -67,6 +67,12 @@ def nested_loops(block: Block) -> tuple[Loop, ...]:
     return tuple(lp for item in block.items if isinstance(item, Block) for lp in all_loops(item))
 
 
+def bound_loop_inside(block: Block, k: int) -> bool:
+    """Whether a bound ``B`` loop runs inside header loop ``k`` of ``block`` (later in its header or in
+    a nested block): a bound loop split or fused there would put a serial loop between two bound ones."""
+    return any(lp.kind == "B" for lp in block.loops[k + 1:] + nested_loops(block))
+
+
 def trip_count(loops: tuple[Loop, ...]) -> int:
     n = 1
     for lp in loops:
