@@ -2,8 +2,9 @@
 
 The key is a SHA-256 over everything the result depends on: the canonical program hash, the parent's
 hash, the target, the input seed, the special-values flag, what the outputs were compared with (the
-reference's identity and the params' digest), whether timing was asked for, and the versions of TVM,
-tvm-ffi and steptp — so upgrading TVM silently invalidates old results instead of serving them.
+reference's identity and the params' digest), whether timing was asked for, the versions of TVM,
+tvm-ffi and steptp and the lowering's revision — so upgrading TVM silently invalidates old results
+instead of serving them.
 
 Storage is one SQLite file (``$STEPTP_CACHE_DIR/results.sqlite``, default ``var/cache/verify``) in WAL
 mode with a busy timeout: several Celery workers or bench processes can read and write it at once, and a
@@ -37,10 +38,16 @@ def _version(distribution: str) -> str:
         return "unknown"
 
 
+#: Revision of what ``verifier.lowering`` emits, bumped when a lowering change alters a kernel's values or
+#: speed while the package version stays: 2 = ``erf`` as vectorisable arithmetic (``verifier.vector_math``).
+LOWERING_REVISION = 2
+
+
 def toolchain_versions() -> dict[str, str]:
-    """Versions that change results: read from package metadata (no TVM import in the caller)."""
+    """Versions that change results: read from package metadata (no TVM import in the caller), and the
+    lowering's revision (a cached timing of a libm ``erf`` must not stand for today's kernel)."""
     return {"tvm": _version("apache-tvm"), "tvm_ffi": _version("apache-tvm-ffi"),
-            "steptp": _version("steptp")}
+            "steptp": _version("steptp"), "lowering": str(LOWERING_REVISION)}
 
 
 def cache_key(*, program_hash: str, parent_hash: str | None, target: str, seed: int, special_values: bool,

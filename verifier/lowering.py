@@ -89,7 +89,7 @@ from leir.intervals import index_range
 from leir.limits import ensure_recursion_limit
 from leir.printer import canonical
 from leir.semantics import ProgramInfo, StmtInfo, StmtKind
-from verifier import edge_ops
+from verifier import edge_ops, vector_math
 from verifier import targets as tg
 from verifier import tvm_adapter as tvm_a
 from verifier.errors import BuildError, GpuLimitError, LoweringError  # noqa: F401 - re-exported
@@ -877,7 +877,11 @@ class _Writer:
                 return edge_ops.nan_max_min(e.func, args[0], args[1], tdt, self.let)
             if e.func == "abs" and dtype == "i32":
                 return edge_ops.int_abs(args[0], dtype, self.let)
-            if e.func == "erf" and dtype in ("f16", "bf16"):  # LLVM has no half-precision erf
+            if e.func == "erf" and dtype in ("f32", "f16") and not self.gpu:  # T.erf: a scalar libm call
+                # (bf16 keeps it: TVM's bf16 legalisation garbles the float32 bindings the arithmetic needs)
+                wide = args[0] if dtype == "f32" else f"T.Cast(\"float32\", {args[0]})"
+                return self.convert(vector_math.erf_f32(wide, self.let), "f32", dtype)
+            if e.func == "erf" and dtype in ("f16", "bf16"):  # neither LLVM nor CUDA has a half-precision erf
                 return f"T.Cast(\"{tdt}\", T.erf(T.Cast(\"float32\", {args[0]})))"
             return f"{_CALL[e.func]}({', '.join(args)})"
         if isinstance(e, A.IfThenElse):

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from verifier.cache import ResultCache, cache_key, toolchain_versions
+from verifier.cache import LOWERING_REVISION, ResultCache, cache_key, toolchain_versions
 from verifier.result import Outcome, TimingStats, VerificationResult
 
-VERSIONS = {"tvm": "0.27.0", "tvm_ffi": "0.1.14", "steptp": "0.1.0"}
+VERSIONS = {"tvm": "0.27.0", "tvm_ffi": "0.1.14", "steptp": "0.1.0", "lowering": "2"}
 
 
 def _key(**overrides):
@@ -26,6 +26,7 @@ def test_key_depends_on_every_component():
         _key(program_hash="q" * 64), _key(parent_hash="a" * 64), _key(target="cuda"), _key(seed=1),
         _key(special_values=True), _key(versions={**VERSIONS, "tvm": "0.28.0"}),
         _key(versions={**VERSIONS, "tvm_ffi": "0.2"}), _key(versions={**VERSIONS, "steptp": "0.2"}),
+        _key(versions={**VERSIONS, "lowering": "3"}),
         _key(reference="torch:abc"), _key(params_digest="d"), _key(timed=True),
     ]
     assert base == _key()
@@ -35,7 +36,8 @@ def test_key_depends_on_every_component():
 def test_versions_come_from_package_metadata():
     versions = toolchain_versions()
     assert versions["tvm"].startswith("0.27")
-    assert set(versions) == {"tvm", "tvm_ffi", "steptp"}
+    assert set(versions) == {"tvm", "tvm_ffi", "steptp", "lowering"}
+    assert versions["lowering"] == str(LOWERING_REVISION)
 
 
 def test_round_trip_marks_hits(tmp_path: Path):

@@ -71,7 +71,7 @@ def test_the_cost_model_maps_llvm_host_like_llvm():
 
 
 @pytest.mark.parametrize("target", ["llvm", "llvm-host"])
-def test_llvm_vectorises_loops_calling_exp_or_max_but_not_erf(target):
+def test_llvm_vectorises_loops_calling_exp_max_or_erf(target):
     """What ``tuner.cost.SCALAR_CALLS`` says, read off the LLVM IR of real builds."""
     from tuner.cost import SCALAR_CALLS
 
