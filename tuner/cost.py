@@ -37,7 +37,6 @@ from leir.ast import (
     Program,
     TensorRef,
     Var,
-    walk_expr,
 )
 from leir.memo import IdentityMemo, memo_by_identity
 
@@ -63,11 +62,6 @@ CACHE_BYTES = 16 * 1024 * 1024
 STREAM_WEIGHT = 0.125
 DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "u8": 1, "i16": 2, "i32": 4, "i64": 8,
                "bool": 1}
-#: Calls that keep LLVM's loop vectoriser out (no inline vector form in the lowering; checked on the
-#: printed LLVM IR of ``llvm`` and ``llvm-host`` builds: ``exp``, ``log``, ``sqrt``, ``abs``, ``sin``,
-#: ``cos``, ``max``, ``min`` and — since the lowering writes it as arithmetic (``verifier.vector_math``)
-#: — ``erf`` all vectorise). Empty now; kept so the cost model and its test name the rule.
-SCALAR_CALLS: frozenset[str] = frozenset()
 #: The shortest serial innermost loop LLVM's loop vectoriser is counted on to take by itself. Shorter
 #: constant-trip loops are fully unrolled before the vectoriser runs, and the SLP vectoriser does not
 #: rebuild the vector from the copies: read off the optimised IR of ``llvm`` and ``llvm-host`` builds,
@@ -359,8 +353,9 @@ def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...], shapes: dict[str, 
     reduction into one element — LLVM keeps float sums in order), every read of the target tensor is
     the target element itself or one the loop variable keeps apart from it (``M[f,d] = M[f-1,d] + …``
     over ``d``: a scan along an outer loop; not ``C[i] = C[i-1] + …`` over ``i``), every other read is
-    contiguous or invariant, and no call in ``SCALAR_CALLS`` is made (TVM lowers ``exp``, ``max`` and
-    the rest to inline arithmetic LLVM vectorises). The source programs' matmuls
+    contiguous or invariant. No call keeps it out: ``exp``, ``log``, ``sqrt``, ``abs``, ``sin``, ``cos``,
+    ``max``, ``min`` and ``erf`` (``verifier.vector_math``) all lower to what LLVM vectorises, read off
+    the IR of llvm and llvm-host builds (``tests/verifier/test_targets.py``). The source programs' matmuls
     fail the first test; after a reorder that puts a spatial loop innermost they pass, which is where
     most of a CPU kernel's speedup comes from.
     """
@@ -369,8 +364,7 @@ def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...], shapes: dict[str, 
     if not target.indices or inner not in _vars(target.indices[-1]) \
             or access_weight(target, loops, shapes.get(target.name)) != 1.0:
         return False
-    if any(inner in _vars(i) for i in target.indices[:-1]) \
-            or any(isinstance(node, Call) and node.func in SCALAR_CALLS for node in walk_expr(stmt.value)):
+    if any(inner in _vars(i) for i in target.indices[:-1]):
         return False
     for ref in stmt_reads(stmt):
         if ref.name == target.name:
