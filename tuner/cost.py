@@ -65,9 +65,12 @@ DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "u8": 1, "i16":
 #: The shortest serial innermost loop LLVM's loop vectoriser is counted on to take by itself. Shorter
 #: constant-trip loops are fully unrolled before the vectoriser runs, and the SLP vectoriser does not
 #: rebuild the vector from the copies: read off the optimised IR of ``llvm`` and ``llvm-host`` builds,
-#: an elementwise loop of 12-32 and an ``exp`` loop of 4-48 iterations stay scalar, 56 and longer
-#: vectorise (``tests/verifier/test_targets.py``). A conv3d whose 22-wide row loop was innermost ran
-#: 66 ms as ``L`` and 13 ms as ``V``, where the model had seen no difference.
+#: an elementwise or ``cos`` loop of 12-32 iterations stays scalar, 56 and longer vectorise
+#: (``tests/verifier/test_targets.py``). A conv3d whose 22-wide row loop was innermost ran 66 ms as
+#: ``L`` and 13 ms as ``V``, where the model had seen no difference. A body that calls ``erf``, ``exp``
+#: or ``log`` (some 40 operations each as ``verifier.vector_math`` lowers them) gives the SLP vectoriser
+#: enough to rebuild vectors from 16 copies; the model still counts such a short loop scalar, erring on
+#: the side of proposing the ``V``.
 AUTO_VECTOR_MIN_EXTENT = 64
 #: A core's own cache (a server core's L2). A read that an outer loop repeats, with more of its tensor
 #: touched between two repeats than this holds, comes from the shared cache or memory every time: a

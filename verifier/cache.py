@@ -39,8 +39,9 @@ def _version(distribution: str) -> str:
 
 
 #: Revision of what ``verifier.lowering`` emits, bumped when a lowering change alters a kernel's values or
-#: speed while the package version stays: 2 = ``erf`` as vectorisable arithmetic (``verifier.vector_math``).
-LOWERING_REVISION = 2
+#: speed while the package version stays: 2 = ``erf`` as vectorisable arithmetic (``verifier.vector_math``);
+#: 3 = ``exp`` and ``log`` too, and CPU bindings in ``global`` one-element buffers (stack slots).
+LOWERING_REVISION = 3
 
 
 def toolchain_versions() -> dict[str, str]:

@@ -43,9 +43,24 @@ def lit(value: float | int, tdt: str) -> str:
     return f"T.{tdt}({value!r})"
 
 
+#: Per float type: the integer type of its bits, the mask that drops the sign, and the bits of +inf.
+#: Every value whose sign-less bits exceed +inf's is a NaN.
+_NAN_BITS = {"float16": ("int16", 0x7FFF, 0x7C00), "float32": ("int32", 0x7FFFFFFF, 0x7F800000),
+             "float64": ("int64", 0x7FFFFFFFFFFFFFFF, 0x7FF0000000000000)}
+
+
 def isnan(x: str, tdt: str) -> str:
-    """``T.isnan`` (which TVM lacks for bfloat16: that is widened to float32 first, exactly)."""
-    return f"T.isnan(T.Cast(\"float32\", {x}))" if tdt == "bfloat16" else f"T.isnan({x})"
+    """Whether ``x`` is a NaN, read off its bits (bfloat16 widened to float32 first, exactly).
+
+    Not ``T.isnan``: TVM's loop vectoriser has no vector form of that call and scalarises the whole
+    statement around it, so every NaN-propagating ``max`` (a ReLU, a clamp) under a ``V`` loop ran one
+    lane at a time. Not ``x != x`` either: TVM folds that to false. The bit test is integer arithmetic,
+    which vectorises, and it is the IEEE definition.
+    """
+    if tdt == "bfloat16":
+        x, tdt = f"T.Cast(\"float32\", {x})", "float32"
+    itype, mask, inf = _NAN_BITS[tdt]
+    return f"(T.bitwise_and(T.reinterpret(\"{itype}\", {x}), {lit(mask, itype)}) > {lit(inf, itype)})"
 
 
 def nan_max_min(func: str, a: str, b: str, tdt: str, let: Let) -> str:

@@ -28,10 +28,11 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
   divisor), NumPy's float ``//`` and ``%``, saturating float → int, IEEE ``!=``, wrapping i32/u32 and
   unsigned subtraction (``a + ~b + 1``), all safe from TVM's constant folding.
 * Bindings (``_Writer.let``): an operand a rule mentions twice is evaluated once — ``T.bind`` at the top
-  of the sblock, or a one-element ``local`` buffer when the value mentions another binding (TVM's
+  of the sblock, or a one-element buffer when the value mentions another binding (TVM's
   simplifier substitutes ``T.bind`` values: a chain of them grew 2^depth inside TVM), or, under a
-  vectorised loop, a buffer with one element per lane allocated right before the loop. TVM's build time
-  is then linear in the nesting depth (``bench/build_depth.py``).
+  vectorised loop, a buffer with one element per lane allocated right before the loop (``global`` on the
+  CPU, a stack slot; ``local`` on cuda: see ``_Writer.binding_scope``). TVM's build time is then linear
+  in the nesting depth (``bench/build_depth.py``).
 * The text has only the parentheses Python needs (``a + b + c``): a sum of hundreds of terms stays
   within Python's 200 nested brackets. Deep programs are the checker's ``too-deep`` (``leir.limits``).
 * Guarded reads: any tensor index whose range over the loops can leave the tensor (``D_{a-1}`` under
@@ -261,6 +262,13 @@ class _Writer:
         self.info = info
         self.target = target
         self.gpu = tg.is_gpu(target)
+        #: scope of the buffers ``let`` binds values in (one element, or one per lane under a ``V`` loop):
+        #: registers on cuda. On the CPU a ``local`` buffer is a TVM workspace allocation, made again in
+        #: every iteration of the loop around it, which also keeps LLVM from vectorising a serial loop
+        #: (``log`` of 3.7M floats: 32 ms against 2.5 ms) and made a ``P`` loop over ``V^{16}`` rows of
+        #: ``exp`` 4x slower than a serial one; a ``global`` buffer of up to 1 KB is a stack slot
+        #: (``bench/math_calls.py``).
+        self.binding_scope = "local" if self.gpu else "global"
         self.lines: list[str] = []
         self.unhonoured: list[UnhonouredLoop] = []
         self.stmt_order = list(A.statements(program.body))
@@ -312,7 +320,7 @@ class _Writer:
         substitutes every ``T.bind`` variable into whatever it simplifies afterwards, so a chain of
         bindings that each mention the previous one twice (nested NaN-propagating ``max``, saturating
         conversions of conversions) would grow to 2^depth nodes inside TVM; a value that mentions an
-        earlier binding is therefore stored in a one-element ``local`` buffer (``_eN[0] = value``),
+        earlier binding is therefore stored in a one-element buffer (``_eN[0] = value``),
         which the simplifier cannot see through, and build time stays linear in the depth. ``opaque``
         asks for such a buffer even for a leaf: it hides a value from TVM's rewrites altogether (loop
         variables in unsigned arithmetic and float ``//``, which TVM's simplifier mis-folds). ``fresh``
@@ -337,11 +345,12 @@ class _Writer:
             if in_buffer:
                 lane = "0"
                 if self.lanes is None:
-                    self.lets.append(f"{name} = T.sblock_alloc_buffer((1,), \"{tdt}\", scope=\"local\")")
+                    self.lets.append(
+                        f"{name} = T.sblock_alloc_buffer((1,), \"{tdt}\", scope=\"{self.binding_scope}\")")
                 else:
                     extent, lane = self.lanes
                     self.lane_allocs.append(
-                        f"{name} = T.alloc_buffer(({extent},), \"{tdt}\", scope=\"local\")")
+                        f"{name} = T.alloc_buffer(({extent},), \"{tdt}\", scope=\"{self.binding_scope}\")")
                 self.lets.append(f"{name}[{lane}] = {value}")
                 self.bound[key] = f"{name}[{lane}]"
             else:
@@ -877,10 +886,11 @@ class _Writer:
                 return edge_ops.nan_max_min(e.func, args[0], args[1], tdt, self.let)
             if e.func == "abs" and dtype == "i32":
                 return edge_ops.int_abs(args[0], dtype, self.let)
-            if e.func == "erf" and dtype in ("f32", "f16") and not self.gpu:  # T.erf: a scalar libm call
-                # (bf16 keeps it: TVM's bf16 legalisation garbles the float32 bindings the arithmetic needs)
+            if e.func in vector_math.ARITHMETIC and dtype in ("f32", "f16") and not self.gpu:
+                # T.erf/T.exp/T.log: a scalar libm call per element, even vectorised (bf16 keeps it:
+                # TVM's bf16 legalisation garbles the float32 bindings the arithmetic needs)
                 wide = args[0] if dtype == "f32" else f"T.Cast(\"float32\", {args[0]})"
-                return self.convert(vector_math.erf_f32(wide, self.let), "f32", dtype)
+                return self.convert(vector_math.ARITHMETIC[e.func](wide, self.let), "f32", dtype)
             if e.func == "erf" and dtype in ("f16", "bf16"):  # neither LLVM nor CUDA has a half-precision erf
                 return f"T.Cast(\"{tdt}\", T.erf(T.Cast(\"float32\", {args[0]})))"
             return f"{_CALL[e.func]}({', '.join(args)})"

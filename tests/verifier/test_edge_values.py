@@ -518,3 +518,27 @@ def test_float_identities_of_real_numbers_are_not_folded(form, dtype):
     want = np.asarray(want, t)
     assert np.isnan(want).any()  # every form meets a NaN the identity would hide
     _assert_pattern_and_close(_all_three(text, {"A": a, "B": b}), {"C": want}, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", ["f16", "f32", "f64", "bf16"])
+@pytest.mark.parametrize("target", ["llvm", "llvm-host"])
+def test_nan_propagating_max_and_min_vectorise_under_a_v_loop(dtype, target):
+    """The NaN test is a bit test (``edge_ops.isnan``): ``T.isnan`` made TVM's vectoriser run a clamp
+    under a ``V`` loop one lane at a time. Vectorised, it still propagates NaN, in every float dtype."""
+    import re
+
+    text = (f"input A: {dtype}[4, 32]\noutput C: {dtype}[4, 32]\n---\n"
+            f"L^{{4}}_{{a=0}}KIND^{{32}}_{{b=0}}[C^{{{dtype},g}}_{{a,b}}="
+            f"min(max(A^{{{dtype},g}}_{{a,b}},-1),1);];")
+    values = np.linspace(-3, 3, 128).reshape(4, 32)
+    values[0, :6] = [NAN, -NAN, INF, -INF, -0.0, 0.5]
+    values = values.astype(np.float32 if dtype == "bf16" else FLOATS[dtype])
+    vector = build(load_program(text.replace("KIND", "V")), target, cache=False)
+    serial = build(load_program(text.replace("KIND", "L")), target, cache=False)
+    # every comparison across all 32 lanes (scalarised by TVM, the clamp came back from LLVM's SLP
+    # vectoriser in 2- to 8-lane pieces)
+    compares = re.findall(r"fcmp \w+ <(\d+) x", vector.source("llvm"))
+    assert compares and set(compares) == {"32"}, compares
+    got = vector.run({"A": values})["C"]
+    assert got.tobytes() == serial.run({"A": values})["C"].tobytes()
+    assert np.isnan(got[0, :2]).all() and list(got[0, 2:6].astype(np.float64)) == [1.0, -1.0, -0.0, 0.5]
