@@ -46,7 +46,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 bench: $(STAMP)
-	@set -e; for script in bench/*.py; do \
+	@set -e; for script in bench/[!_]*.py; do \
 		[ -e "$$script" ] || { echo "no benchmarks in bench/"; break; }; \
 		echo "== $$script"; $(PY) "$$script"; \
 	done

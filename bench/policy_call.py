@@ -6,9 +6,9 @@ Per workload the source program (at point ``T`` of its default->paper shape path
 runs it) is ranked, then the state its best proposal leads to, ``D`` times: a search's first calls,
 in one process as a search makes them. Printed: seconds per call, the proposals made, and how many
 such calls fit in ``bench/tune.py``'s 480 s per-workload budget. With ``--baseline REV`` the same
-measurement runs at git revision ``REV`` (a temporary worktree, this script copied into it) in the
-same run, and each row gets the ratio ``REV seconds / these seconds`` beside a check that both
-revisions ranked the same proposals in the same order with the same scores.
+measurement runs at git revision ``REV`` (``bench/_revision.py``: a temporary worktree, this script
+copied into it) in the same run, and each row gets the ratio ``REV seconds / these seconds`` beside a
+check that both revisions ranked the same proposals in the same order with the same scores.
 """
 
 from __future__ import annotations
@@ -17,15 +17,14 @@ import argparse
 import hashlib
 import json
 import math
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench._revision import rows_at_revision  # noqa: E402
 
 #: Many-block level-2 programs (the search's slowest states) and a one-block level-1 one.
 DEFAULT_WORKLOADS = ("level2/linear_attention_causal", "level2/gemm_batchnorm_eval_relu",
@@ -60,24 +59,6 @@ def measure(workload: str, shape_t: float, depth: int) -> list[dict]:
     return rows
 
 
-def baseline_rows(revision: str, argv: list[str]) -> list[dict]:
-    """The same measurement at ``revision``, in a worktree removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="steptp-policy-bench-"))
-    tree = folder / "tree"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), revision],
-                   check=True, capture_output=True)
-    try:
-        script = tree / "bench" / "policy_call.py"
-        shutil.copy(__file__, script)
-        out = folder / "rows.json"
-        subprocess.run([sys.executable, str(script), *argv, "--json", str(out)], check=True, cwd=tree)
-        return json.loads(out.read_text(encoding="utf-8"))
-    finally:
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False,
-                       capture_output=True)
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", help="workload id(s) (default: four of the tune bench's)")
@@ -91,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
                                                              "--depth", str(args.depth)]
     base = {}
     if args.baseline:
-        base = {(r["workload"], r["call"]): r for r in baseline_rows(args.baseline, inner)}
+        base = {(r["workload"], r["call"]): r for r in rows_at_revision(__file__, args.baseline, inner)}
     rows = [row for workload in workloads for row in measure(workload, args.shape_t, args.depth)]
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
