@@ -34,8 +34,10 @@ _FLOATS = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float
 
 
 def lit(value: float | int, tdt: str) -> str:
-    """A TVMScript literal of TVM dtype ``tdt`` (infinities spelled as strings; a uint64 beyond the
-    int64 range — TVM's immediates stop at 2^63 - 1 — as the bitwise complement of a small one)."""
+    """A TVMScript literal of TVM dtype ``tdt`` (NaN and infinities spelled as strings; a uint64 beyond
+    the int64 range — TVM's immediates stop at 2^63 - 1 — as the bitwise complement of a small one)."""
+    if isinstance(value, float) and np.isnan(value):
+        return f"T.{tdt}(\"nan\")"
     if isinstance(value, float) and np.isinf(value):
         return f"T.{tdt}(\"{'inf' if value > 0 else '-inf'}\")"
     if tdt == "uint64" and value >= 2**63:

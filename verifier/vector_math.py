@@ -17,6 +17,8 @@ float64 ``math.erf`` on 2.1M points of [-5, 5] (the test, ``tests/verifier/test_
 
 from __future__ import annotations
 
+import math
+
 from verifier.edge_ops import Let, isnan, lit
 
 #: Beyond |x| = 4 float32 ``erf`` is ±1 (1 - erf(4) = 1.5e-8, under half an ulp of 1).
@@ -76,7 +78,8 @@ EXP_POLY = (5.0000001201e-1, 1.6666665459e-1, 4.1665795894e-2, 8.3334519073e-3, 
 #: (Cephes logf).
 LOG_POLY = (3.3333331174e-1, -2.4999993993e-1, 2.0000714765e-1, -1.6668057665e-1, 1.4249322787e-1,
             -1.2420140846e-1, 1.1676998740e-1, -1.1514610310e-1, 7.0376836292e-2)
-SQRT_HALF = 0.707106781186547524
+#: The mantissa m in [1, 2) is halved above sqrt(2), so f = m - 1 stays in [sqrt(1/2) - 1, sqrt(2) - 1).
+SQRT_TWO = 1.4142135623730951
 #: float32's least normal: a subnormal input to log is scaled by 2^25 first (its exponent field is 0).
 FLT_MIN_NORMAL = 1.17549435e-38
 
@@ -122,9 +125,9 @@ def log_f32(x: str, let: Let) -> str:
             f"T.reinterpret(\"{f32}\", T.bitwise_or(T.bitwise_and({bits}, {lit(0x7FFFFF, i32)}), "
             f"{lit(0x3F800000, i32)}))", f32, lambda m1: let(
                 f"T.Cast(\"{f32}\", T.shift_right({bits}, 23) - 127) - {shift}", f32, lambda e1: let(
-                    f"T.Select({m1} > {lit(2 * SQRT_HALF, f32)}, {m1} * {lit(0.5, f32)}, {m1}) - "
+                    f"T.Select({m1} > {lit(SQRT_TWO, f32)}, {m1} * {lit(0.5, f32)}, {m1}) - "
                     f"{lit(1.0, f32)}", f32, lambda f: let(
-                        f"T.Select({m1} > {lit(2 * SQRT_HALF, f32)}, {e1} + {lit(1.0, f32)}, {e1})", f32,
+                        f"T.Select({m1} > {lit(SQRT_TWO, f32)}, {e1} + {lit(1.0, f32)}, {e1})", f32,
                         lambda e: let(f"{f} * {f}", f32, lambda z: let(
                             f"{f} + ({f} * ({z} * {horner(LOG_POLY, f, f32)}) + {e} * {lit(LN2_LO, f32)} - "
                             f"{lit(0.5, f32)} * {z}) + {e} * {lit(LN2_HI, f32)}", f32, lambda r: r)))))))
@@ -134,9 +137,8 @@ def log_f32(x: str, let: Let) -> str:
         return let(f"T.Select({small}, {v} * {lit(2.0**25, f32)}, {v})", f32, lambda w: of_normal(
             w, f"T.Select({small}, {lit(25.0, f32)}, {lit(0.0, f32)})"))
 
-    nan = "T.float32(\"nan\")"
     return let(x, f32, lambda v: (
-        f"T.Select(T.Or({isnan(v, f32)}, {v} < {lit(0.0, f32)}), {nan}, "
+        f"T.Select(T.Or({isnan(v, f32)}, {v} < {lit(0.0, f32)}), {lit(math.nan, f32)}, "
         f"T.Select({v} == {lit(0.0, f32)}, {lit(float('-inf'), f32)}, "
         f"T.Select({v} == {lit(float('inf'), f32)}, {v}, {finite_positive(v)})))"))
 
