@@ -40,8 +40,10 @@ def _version(distribution: str) -> str:
 
 #: Revision of what ``verifier.lowering`` emits, bumped when a lowering change alters a kernel's values or
 #: speed while the package version stays: 2 = ``erf`` as vectorisable arithmetic (``verifier.vector_math``);
-#: 3 = ``exp`` and ``log`` too, and CPU bindings in ``global`` one-element buffers (stack slots).
-LOWERING_REVISION = 3
+#: 3 = ``exp`` and ``log`` too, and CPU bindings in ``global`` one-element buffers (stack slots);
+#: 4 = on the CPU, small on-chip buffers private to the iterations of their block's leading loops are
+#: allocated inside those loops (``_Writer._private_copy``).
+LOWERING_REVISION = 4
 
 
 def toolchain_versions() -> dict[str, str]:

@@ -8,7 +8,11 @@ Mapping (documented in ``docs/leir.md`` by the lead from this docstring):
 
 * Parameters are the signature's tensors in signature order; intermediates are ``T.alloc_buffer``.
   Scopes: on cuda ``s`` → ``shared`` and ``l`` → ``local``; on the CPU every buffer is ``global`` (a large
-  ``local`` array would land on the stack).
+  ``local`` array would land on the stack). On the CPU an ``s``/``l`` intermediate that one top-level
+  block owns, whose first ``k`` dimensions every reference indexes with exactly the variables of the
+  block's first ``k`` loops (``cache_read_write``'s private copies), and that needs no fill, is allocated
+  inside those loops without those dimensions when the rest is under 1 KB: a stack slot per iteration,
+  which LLVM keeps in registers (``_Writer._private_copy``).
 * One ``T.sblock`` per statement, inside exactly the loops around it; every enclosing loop variable is a
   block iterator (``v_<name>``). Reductions (checker kind REDUCE) mark their reduce loops ``R`` and put the
   implicit init in ``T.init()`` when that is exact: the LHS subscript is distinct plain loop variables and
@@ -141,6 +145,10 @@ _FLOAT_WIDTH = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
 _FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
 _UNSIGNED = ("u8", "u16", "u32", "u64")
 _INT_WIDTH = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
+#: TVM keeps a CPU allocation of fewer bytes than this on the stack (``runtime::kMaxStackAlloca``); a
+#: larger one is a workspace call each time its scope is entered.
+STACK_ALLOCA_BYTES = 1024
+
 _RESERVED = set(keyword.kwlist) | {"range", "T", "main", "int", "float", "bool", "max", "min"}
 _INDEX_DTYPE = "int32"
 #: TVMScript text that is cheap to repeat: a name, a load with plain indices, a literal (or a cast of one).
@@ -378,6 +386,42 @@ class _Writer:
         return self.info.tensors[name].dtype
 
     # ---- analysis ------------------------------------------------------------------------------
+    def _private_copy(self, name: str) -> tuple[int, int] | None:
+        """Where an on-chip (``l``/``s``) intermediate can live as one small buffer per iteration.
+
+        ``cache_read_write`` gives every iteration of the parallel loops around a staged region its own
+        copy, as leading dimensions indexed by those loops. Allocated once for the whole program, such a
+        buffer is memory LLVM cannot tell apart from the tensors the loop reads, so it loads and stores a
+        register-tile accumulator on every step of the reduction (the GEMM of ``gemm_scale``: 12 stores
+        per iteration). When the tensor belongs to one top-level block whose first ``k`` header loops
+        index its first ``k`` dimensions with exactly their variables in every reference, each
+        iteration of those loops owns its slice; allocated inside them without those dimensions it is a
+        stack slot LLVM keeps in registers. Exact: every element an iteration reads it has written
+        before (no zero fill, no init fill outside the block), and no other iteration touches its slice.
+        Returns ``(block index, k)``, or None where it stays one buffer.
+        """
+        t = self.info.tensors[name]
+        if t.scope not in ("l", "s") or t.role != "intermediate" or self._needs_zero(name):
+            return None
+        mentions = [(path, stmt) for path, stmt, _ in self.stmt_order if _mentions(stmt, name)]
+        owners = {path[0] for path, _ in mentions}
+        if len(owners) != 1:
+            return None
+        owner = owners.pop()
+        if any(stmt.target.name == name and self._kind(path) is StmtKind.REDUCE and not self.use_init[path]
+               for path, stmt in mentions):
+            return None  # its init fill runs over the whole tensor before the block
+        refs = [ref for _, stmt in mentions for ref in _refs(stmt) if ref.name == name]
+        header = self.program.body.blocks[owner].loops
+        k = 0
+        while k < min(len(header), len(t.shape)) and all(
+                isinstance(index := A.strip_parens(ref.indices[k]), A.Var) and index.name == header[k].var
+                for ref in refs):
+            k += 1
+        if k == 0 or _numel(t.shape[k:]) * numpy_dtype(t.dtype).itemsize >= STACK_ALLOCA_BYTES:
+            return None
+        return owner, k
+
     def _init_exact(self, path: tuple[int, ...], stmt: A.Assign, loops: tuple[A.Loop, ...]) -> bool:
         """True when ``T.init`` is exactly the implicit init (see module docstring): every element gets
         its init before anything can read it, as the whole-tensor init before the block would give."""
@@ -474,6 +518,14 @@ class _Writer:
         self.emit(0, f"def main({params}):")
         self.emit(1, 'T.func_attr({"tir.noalias": True})')
         self.kernel_allocs: dict[int, list[str]] = {}
+        #: CPU on-chip buffers allocated per iteration of their block's leading loops (``_private_copy``):
+        #: name -> (top-level block, leading loops = leading dimensions dropped)
+        self.private: dict[str, tuple[int, int]] = {}
+        if not self.gpu:
+            for t in self.info.intermediates:
+                found = self._private_copy(t.name)
+                if found is not None:
+                    self.private[t.name] = found
         for t in self.info.intermediates:
             if self.gpu and t.scope in ("s", "l"):
                 owners = sorted({path[0] for path, stmt, _ in self.stmt_order if _mentions(stmt, t.name)})
@@ -483,6 +535,8 @@ class _Writer:
                         f"blocks {', '.join(map(str, owners))}: on cuda each top-level block is its own "
                         "kernel launch and on-chip memory does not survive it")
                 self.kernel_allocs.setdefault(owners[0] if owners else 0, []).append(t.name)
+                continue
+            if t.name in self.private:
                 continue
             self.emit(1, self._alloc(t.name, "global"))
         if self.gpu:
@@ -539,10 +593,10 @@ class _Writer:
         self.emit(depth, f"{self.tnames[name]}[{sub}] = {value}")
 
     # ---- loops and statements ------------------------------------------------------------------
-    def _alloc(self, name: str, scope: str) -> str:
+    def _alloc(self, name: str, scope: str, *, dropped: int = 0) -> str:
         t = self.info.tensors[name]
-        return f"{self.tnames[name]} = T.alloc_buffer({_shape(t.shape)}, \"{_tvm_dtype(t.dtype)}\", " \
-               f"scope=\"{scope}\")"
+        return f"{self.tnames[name]} = T.alloc_buffer({_shape(t.shape[dropped:])}, " \
+               f"\"{_tvm_dtype(t.dtype)}\", scope=\"{scope}\")"
 
     def _top_block(self, block: A.Block, b_index: int) -> None:
         depth = 1
@@ -561,6 +615,9 @@ class _Writer:
                     break
                 pos += 1
             allocs.setdefault(pos, []).append(name)
+        for name, (owner, dropped) in self.private.items():
+            if owner == b_index:
+                allocs.setdefault(dropped, []).append(name)
         tags = ("kernel",) if self.gpu and not _has_b(block) else ()
         self._block(block, (b_index,), (), depth, in_parallel=False, tags=tags, allocs=allocs)
 
@@ -571,6 +628,9 @@ class _Writer:
         self.emit(depth + 1, "T.reads()")
         self.emit(depth + 1, "T.writes()")
         for name in names:
+            if not self.gpu:
+                self.emit(depth + 1, self._alloc(name, "global", dropped=self.private[name][1]))
+                continue
             scope = "shared" if self.info.tensors[name].scope == "s" else "local"
             self.emit(depth + 1, self._alloc(name, scope))
         return depth + 1
@@ -779,7 +839,9 @@ class _Writer:
                 if rng is not None and rng[1] > dim - 1:
                     text = f"T.min({text}, {dim - 1})"
             parts.append(text)
-        return f"{self.tnames[ref.name]}[{', '.join(parts)}]"
+        if ref.name in self.private:
+            parts = parts[self.private[ref.name][1]:]
+        return f"{self.tnames[ref.name]}[{', '.join(parts) or '()'}]"
 
     def index(self, e: A.Expr, ranges: dict[str, tuple[int, int]]) -> str:
         if isinstance(e, A.Paren):

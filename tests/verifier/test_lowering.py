@@ -7,6 +7,7 @@ interpreter; cuda tests compile with nvcc here (nothing runs on a GPU).
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -337,6 +338,79 @@ def test_cuda_shared_and_local_buffers_live_inside_their_kernel():
     assert "float R_ptr[1];" in src
     assert "S_ptr" not in src.split("{")[0]  # not a kernel parameter
     assert_matches_interpreter(p, rtol=1e-6)  # on the CPU the same program is plain global memory
+
+
+REGISTER_TILE = """input A: f32[8, 64]
+input B: f32[64, 32]
+output C: f32[8, 32]
+---
+B^{2}_{bx=0}L^{2}_{e=0}[
+  L^{4}_{g=0}L^{16}_{h=0}[H^{f32,l}_{bx,g,h}=0;];
+  L^{64}_{c=0}U^{4}_{d=0}V^{16}_{f=0}[H^{f32,l}_{bx,d,f}=H^{f32,l}_{bx,d,f}+A^{f32,g}_{bx*4+d,c}*B^{f32,g}_{c,e*16+f};];
+  L^{4}_{g=0}L^{16}_{h=0}[C^{f32,g}_{bx*4+g,e*16+h}=H^{f32,l}_{bx,g,h};];
+];
+"""
+
+
+def _self_loop_blocks(ir: str) -> list[str]:
+    """The LLVM basic blocks that branch back to themselves: the innermost loops of the kernel."""
+    blocks = re.split(r"\n(?=[\w.]+:)", ir)
+    out = []
+    for block in blocks:
+        label = block.split(":", 1)[0].strip()
+        if re.search(rf"br i1 [^\n]*label %{re.escape(label)}\b", block):
+            out.append(block)
+    return out
+
+
+def test_cpu_private_copies_live_per_iteration_so_an_accumulator_tile_stays_in_registers():
+    """A local accumulator with one copy per parallel iteration, allocated once for the program, was
+    memory LLVM could not tell apart from the inputs: every step of the reduction stored the whole
+    tile. Allocated inside the parallel loop without its private dimension it is a stack slot, and
+    the reduction loop keeps the tile in registers (no store in the loop)."""
+    program = prog(REGISTER_TILE)
+    script = lower(program, "llvm-host").script
+    assert re.search(r"for bx in T.parallel\(2\):\n(.*\n){1,3}.*H = T.alloc_buffer\(\(4, 16\)", script)
+    assert "H[v_d, v_f] = H[v_d, v_f] + A[v_bx * 4 + v_d, v_c]" in script
+    assert "(2, 4, 16)" not in script
+    ir = build(program, "llvm-host", cache=False).source("llvm")
+    loops = [b for b in _self_loop_blocks(ir) if "fmuladd.v16f32" in b or "fmul <16 x float>" in b]
+    assert loops and all("store" not in b for b in loops), loops
+    got = assert_matches_interpreter(program, rtol=1e-6)
+    inputs = rand_inputs(program)
+    np.testing.assert_allclose(got["C"], inputs["A"] @ inputs["B"], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("body, why", [
+    # read before any write: the semantics' zero fill covers the whole tensor, so it stays one buffer
+    ("B^{2}_{bx=0}[L^{4}_{c=0}[H^{f32,l}_{bx,c}=H^{f32,l}_{bx,c}+A^{f32,g}_{bx,c};];"
+     "L^{4}_{c=0}[C^{f32,g}_{bx,c}=H^{f32,l}_{bx,c};];];", "zero fill"),
+    # the private dimension is not indexed by the block's leading loop
+    ("B^{2}_{bx=0}L^{4}_{c=0}[H^{f32,l}_{c,bx}=A^{f32,g}_{bx,c}*2;C^{f32,g}_{bx,c}=H^{f32,l}_{c,bx};];",
+     "not leading"),
+    # a global intermediate keeps its one buffer
+    ("B^{2}_{bx=0}L^{4}_{c=0}[H^{f32,g}_{bx,c}=A^{f32,g}_{bx,c}*2;C^{f32,g}_{bx,c}=H^{f32,g}_{bx,c};];",
+     "global"),
+])
+def test_cpu_buffers_that_are_not_private_copies_stay_whole(body, why):
+    program = one("input A: f32[2, 4]\noutput C: f32[2, 4]", body)
+    script = lower(program, "llvm").script
+    header = script.split("for ", 1)[0]
+    assert "H = T.alloc_buffer(" in header, why
+    assert_matches_interpreter(program, rtol=1e-6)
+
+
+def test_cpu_private_copies_stay_whole_from_a_kilobyte():
+    """TVM keeps an allocation under 1 KB on the stack; a larger one would be a workspace call each
+    time its loop is entered, so it stays one buffer for the program."""
+    big = REGISTER_TILE.replace("L^{4}_{g=0}L^{16}_{h=0}[H", "L^{4}_{g=0}L^{64}_{h=0}[H")
+    program = one("input A: f32[8, 64]\ninput B: f32[64, 32]\noutput C: f32[8, 32]",
+                  "B^{2}_{bx=0}[L^{4}_{g=0}L^{64}_{h=0}[H^{f32,l}_{bx,g,h}=A^{f32,g}_{bx*4+g,h};];"
+                  "L^{4}_{g=0}L^{32}_{h=0}[C^{f32,g}_{bx*4+g,h}=H^{f32,l}_{bx,g,h}+H^{f32,l}_{bx,g,h+32};];];")
+    assert big != REGISTER_TILE
+    script = lower(program, "llvm").script
+    assert "H = T.alloc_buffer((2, 4, 64)" in script.split("for ", 1)[0]
+    assert_matches_interpreter(program, rtol=1e-6)
 
 
 def test_cuda_cross_thread_reduction_and_its_limits():
