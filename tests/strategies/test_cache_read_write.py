@@ -76,6 +76,30 @@ def test_a_write_cache_of_one_element_is_a_register_accumulator():
     _check(step)
 
 
+TILED = ("input A: f32[12, 32]\ninput B: f32[32, 32]\noutput C: f32[12, 32]\n---\n"
+         "B^{2}_{bx=0}L^{2}_{e=0}L^{32}_{c=0}U^{ROWS}_{d=0}V^{16}_{f=0}[C^{f32,g}_{bx*STEP+d,e*16+f}="
+         "C^{f32,g}_{bx*STEP+d,e*16+f}+A^{f32,g}_{bx*STEP+d,c}*B^{f32,g}_{c,e*16+f};];")
+
+
+def test_a_write_cache_of_a_register_tile_takes_strided_outer_loops():
+    """The accumulator of a register tile: rows ``bx*6+d`` and columns ``e*16+f`` — each outer loop
+    steps over whole regions, so every iteration owns its 6x16 tile."""
+    program = leir(TILED.replace("ROWS", "6").replace("STEP", "6"))
+    index, _ = _site(program, "write", "C", at=2)
+    step = apply_strategy(program, NAME, index, {"scope": "l"})
+    after = canonical(step.after.body)
+    assert "L^{6}_{a=0}L^{16}_{g=0}[D^{f32,l}_{bx,a,g}=0;];" in after
+    assert "C^{f32,g}_{bx*6+a,e*16+g}=D^{f32,l}_{bx,a,g};" in after
+    _check(step)
+
+
+def test_refuses_a_write_cache_whose_outer_steps_overlap():
+    # rows bx*3+d with d < 6: iterations bx=0 and bx=1 both write rows 3-5
+    program = leir(TILED.replace("ROWS", "6").replace("STEP", "3").replace("f32[12, 32]", "f32[9, 32]"))
+    assert _depths(program, "write", "C") == []
+    _refused(program, Site((0, 0), (("at", 2), ("direction", "write"), ("tensor", "C"))))
+
+
 def test_a_write_cache_keeps_the_other_statements_of_the_block():
     # the corpus's argmax: the block also zeroes the index tensor C, which must survive the rewrite
     program = leir("input A: f32[4, 8, 16]\noutput C: i64[4, 16]\n---\n"

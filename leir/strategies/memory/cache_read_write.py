@@ -80,7 +80,9 @@ class CacheReadWrite(Strategy):
     across a ``B`` loop (TVM builds a cross-thread reduction only from one loop nest). A write
     cache needs a plain write or a reduction whose reduce loops are all inside the split and whose outer
     loops index the target directly, with each swept subscript a single inner loop variable (the buffer is
-    then written everywhere before it is copied back). Parallel and bound outer loops index the buffer, so
+    then written everywhere before it is copied back), and each outer loop alone making the outer part
+    of some subscript in steps at least as wide as the inner loops sweep there (``C_{bx*6+d,...}``: the
+    row blocks of a register tile never overlap). Parallel and bound outer loops index the buffer, so
     each of their iterations has a private copy (a thread-bound loop not for ``l``, whose copies already are
     per thread). Exact (E): values are copied bit for bit and the arithmetic is unchanged.
     """
@@ -196,10 +198,9 @@ class CacheReadWrite(Strategy):
             if any(len(s.coeffs) > 1 or (s.coeffs and s.coeffs[0][1] != 1) for _, s, _ in parts) \
                     or len(swept_vars) != len(set(swept_vars)):
                 return "a written subscript must sweep one inner loop variable with stride 1"
-            plain = {o.coeffs[0][0] for o, s, _ in parts if not s.coeffs and len(o.coeffs) == 1
-                     and o.coeffs[0][1] == 1}
-            if any(lp.var not in plain for lp in outer):
-                return "every outer loop must index the written tensor directly, or iterations would collide"
+            if any(lp.var not in _separating_vars(parts, extents) for lp in outer):
+                return ("every outer loop must index the written tensor on its own, in steps no smaller than "
+                        "the region, or iterations would collide")
         private = tuple(lp for lp in outer if lp.kind == "P" or (lp.kind == "B" and (
             direction == "write" or scope == "s" or bound_axis(lp.var).startswith("blockIdx"))))
         leading = 0
@@ -322,6 +323,21 @@ class CacheReadWrite(Strategy):
         return t.build(applicability, change, rationale,
                        "Exact (E): elements are copied bit for bit and every statement computes the same "
                        "arithmetic in the same order.")
+
+
+def _separating_vars(parts: tuple[tuple[Affine, Affine, int], ...] | list, extents: dict[str, int]) -> set[str]:
+    """The outer loop variables whose iterations write disjoint regions of the tensor: those that alone
+    make the outer part of some dimension (``k*v + c``) in steps ``|k|`` at least as wide as what the
+    inner loops sweep there (``C_{bx*6+d}`` with ``d`` < 6: row blocks of a register tile)."""
+    found = set()
+    for outer_part, swept, _lo in parts:
+        if len(outer_part.coeffs) != 1:
+            continue
+        var, step = outer_part.coeffs[0]
+        lo, hi = affine_bounds(swept, extents)
+        if step != 0 and hi - lo + 1 <= abs(step):
+            found.add(var)
+    return found
 
 
 def _nest(loops: tuple[Loop, ...], stmt: Assign) -> Item:
