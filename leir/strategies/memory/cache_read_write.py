@@ -78,11 +78,11 @@ class CacheReadWrite(Strategy):
     statements; the tensor is global, its subscripts affine and in bounds; nothing else in the block writes
     it (read) or touches it (write); no ``B`` loop is inside the split and no ``V`` loop outside it, and no statement of the block reduces
     across a ``B`` loop (TVM builds a cross-thread reduction only from one loop nest). A write
-    cache needs a plain write or a reduction whose reduce loops are all inside the split and whose outer
-    loops index the target directly, with each swept subscript a single inner loop variable (the buffer is
-    then written everywhere before it is copied back), and each outer loop alone making the outer part
-    of some subscript in steps at least as wide as the inner loops sweep there (``C_{bx*6+d,...}``: the
-    row blocks of a register tile never overlap). Parallel and bound outer loops index the buffer, so
+    cache needs a plain write or a reduction whose reduce loops are all inside the split, with each
+    swept subscript a single inner loop variable (the buffer is then written everywhere before it is
+    copied back), and each outer loop alone making the outer part of some subscript in steps at least as
+    wide as the inner loops sweep there, so iterations write disjoint regions (a plain ``C_{tx,...}``, or
+    ``C_{bx*6+d,...}`` with ``d`` < 6: the row blocks of a register tile). Parallel and bound outer loops index the buffer, so
     each of their iterations has a private copy (a thread-bound loop not for ``l``, whose copies already are
     per thread). Exact (E): values are copied bit for bit and the arithmetic is unchanged.
     """
