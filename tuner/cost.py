@@ -222,10 +222,42 @@ def innermost_kept(loops: tuple[Loop, ...]) -> int:
     return len(loops) - 1
 
 
+def tile_start(loops: tuple[Loop, ...]) -> int:
+    """Where the register tile begins: just inside the innermost loop that is neither unrolled nor
+    vectorised. TVM turns the ``U`` and ``V`` loops inside it into straight-line vector code, so one
+    iteration of that loop holds every copy and lane side by side."""
+    for position in range(len(loops) - 1, -1, -1):
+        if loops[position].kind not in ("U", "V"):
+            return position + 1
+    return 0
+
+
 def unrolled_copies(loops: tuple[Loop, ...]) -> tuple[Loop, ...]:
-    """The unrolled loops inside the innermost kept loop (``innermost_kept``): their copies sit side
-    by side in one iteration of it."""
-    return loops[innermost_kept(loops) + 1:]
+    """The unrolled loops of the register tile (``tile_start``): their copies sit side by side in one
+    iteration of the loop around them, whether inside or outside the vectorised loop."""
+    return tuple(lp for lp in loops[tile_start(loops):] if lp.kind == "U")
+
+
+def _tile_width(loops: tuple[Loop, ...]) -> int:
+    """Vector registers one copy of the tile holds: ``ceil(lanes / VECTOR_LANES)`` of its ``V`` loop."""
+    return max((math.ceil(lp.extent / VECTOR_LANES) for lp in loops[tile_start(loops):] if lp.kind == "V"),
+               default=1)
+
+
+def register_accumulator(ref: TensorRef, loops: tuple[Loop, ...]) -> bool:
+    """Whether a local (``l``) target stays in registers for the whole loop around the tile: it does not
+    move with that loop (the reduction steps over it), it moves only with the tile's loops and those
+    outside, and the tile of it fits the vector registers. The lowering allocates such a buffer per
+    iteration of its block's leading loops (a stack slot), so LLVM keeps it in registers instead of
+    loading and storing it on every step — the accumulator of a register-tiled matrix product."""
+    start = tile_start(loops)
+    if ref.scope != "l" or start == 0:
+        return False
+    used = _vars(ref)
+    if loops[start - 1].var in used:
+        return False
+    copies = math.prod(lp.extent for lp in unrolled_copies(loops) if lp.var in used)
+    return _tile_registers(loops, copies) <= VECTOR_REGISTERS
 
 
 def shared_load(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
@@ -243,9 +275,20 @@ def shared_load(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
         total *= lp.extent
         if lp.var not in used:
             share *= lp.extent
-    if total > MAX_SHARING_COPIES:
+    if _tile_registers(loops, total) > VECTOR_REGISTERS:
         share = min(share, SPILLED_SHARE)
     return share
+
+
+def _tile_registers(loops: tuple[Loop, ...], copies: float) -> float:
+    """Vector registers ``copies`` unrolled copies of the tile hold. Around a ``V`` loop of ``w``
+    registers a copy holds its ``w`` accumulators, beside the ``w`` shared loads and one broadcast
+    register they take turns with (a 6x16 f32 tile: 15); around a loop LLVM vectorises by itself, each
+    copy also keeps the operand it broadcasts (``2*copies+1``, measured: 6 rows fit, 8 spill)."""
+    if any(lp.kind == "V" for lp in loops[tile_start(loops):]):
+        width = _tile_width(loops)
+        return copies * width + width + 1
+    return 2 * copies + 1
 
 
 def reread_weight(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
@@ -466,8 +509,12 @@ def _block_cost(program: Program, index: int, target: str, shapes: dict[str, tup
         iterations = _iterations(nest.loops)
         parallel, vector = _speedup_factors(nest)
         touched = 0.0
+        in_registers = register_accumulator(stmt.target, nest.loops)
         for r in (*stmt_reads(stmt), stmt.target):
             shape = shapes.get(r.name)
+            if in_registers and r.name == stmt.target.name and r.indices == stmt.target.indices:
+                touched += DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT["r"] * INVARIANT_WEIGHT
+                continue
             share = 1.0 if r is stmt.target else shared_load(r, nest.loops)
             touched += DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT.get(r.scope, 1.0) \
                 * access_weight(r, nest.loops, shape) * reread_weight(r, nest.loops) / share
