@@ -21,7 +21,8 @@ For a deterministic sample of ``K`` workloads per level (every n-th id of the so
    The check runs ``--final-jobs`` times (3) and the table shows the job with the median speedup over
    the source: on a shared VM one job can fall into a stretch of low memory bandwidth and read a
    memory-bound kernel at a third of its speed. Every job's reading is in the JSON row
-   (``final_speedups``), and any job that fails is the row's outcome.
+   (``final_speedups``), and any job that fails is the row's outcome. The row also keeps the tuned
+   program itself (``program``, canonical LEIR), so a figure can be re-timed or read without the search.
    That check evaluates the rounding-error bound of programs up to ``--final-bound-iterations`` (250M)
    statement executions, where the verifier's default stops at 32M and falls back to the fixed tolerance.
 
@@ -44,6 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leir.frontend import translate_file  # noqa: E402
+from leir.printer import canonical  # noqa: E402
 from leir.program import program_hash  # noqa: E402
 from leir.strategies.generation import Source  # noqa: E402
 from leir.strategies.records import SourceInfo  # noqa: E402
@@ -146,6 +148,7 @@ def run_one(info, args) -> dict:
            "accepted": search.usage.accepted, "search_seconds": round(searched, 1),
            "search_speedup": search.best.speedup, "confirmations": search.usage.confirmations,
            "path": [n.label() for n in search.best_path()[1:]],
+           "program": canonical(search.best.program),
            "final_speedups": [f.speedup_vs_source for f in finals],
            "max_abs_error": checked.max_abs_error, "error": checked.error, "tolerance": checked.tolerance,
            "notes": list(checked.notes)}
