@@ -55,3 +55,20 @@ def test_refuses_strided_gathered_carried_and_long_innermost_loops(sig, body, re
     site = Site((0,), (("loop", "a"),))
     assert_refused(program, "loop_vectorization", site)
     assert reason in refusal_reason(program, "loop_vectorization", site)
+
+
+def test_vectorizes_a_loop_over_unrolled_rows_only():
+    """``V^{16}_{f}U^{4}_{d}``: TVM unrolls the rows into copies inside each vector operation (the
+    register tile of a matrix product); a serial loop after it still keeps it out."""
+    sig = "input A: f32[8, 32]\ninput B: f32[32, 32]\noutput C: f32[8, 32]\n---\n"
+    body = ("B^{2}_{bx=0}L^{2}_{e=0}L^{32}_{c=0}L^{16}_{f=0}{KIND}^{4}_{d=0}[C^{f32,g}_{bx*4+d,e*16+f}="
+            "C^{f32,g}_{bx*4+d,e*16+f}+A^{f32,g}_{bx*4+d,c}*B^{f32,g}_{c,e*16+f};];")
+    program = leir(sig + body.replace("{KIND}", "U"))
+    assert [s.get("loop") for s in candidates(program, "loop_vectorization")] == ["f"]
+    step = apply_strategy(program, "loop_vectorization", 0)
+    assert "V^{16}_{f=0}U^{4}_{d=0}" in canonical(step.after.body)
+    check_step(step, honoured=True)
+    serial = leir(sig + body.replace("{KIND}", "L"))
+    site = Site((0,), (("loop", "f"),))
+    assert_refused(serial, "loop_vectorization", site)
+    assert "not the innermost loop" in refusal_reason(serial, "loop_vectorization", site)

@@ -33,7 +33,9 @@ class LoopVectorization(Strategy):
     Before: ``B^{4}_{tx=0}L^{8}_{a=0}[F^{f32,g}_{tx,a}=C^{f32,g}_{tx,a};];``
     After:  ``B^{4}_{tx=0}V^{8}_{a=0}[F^{f32,g}_{tx,a}=C^{f32,g}_{tx,a};];``
 
-    Precondition: the loop is the last of a header whose items are all statements (innermost), serial
+    Precondition: the loop is the last of a header whose items are all statements (innermost), or
+    followed there only by ``U`` loops (TVM unrolls those into straight-line copies inside each vector
+    operation: the rows of a register tile, ``V^{16}_{f}U^{6}_{d}``), serial
     ``L``, of extent 2..16, spatial (no dependence along it), no enclosing loop is already vectorised,
     and every access is contiguous along it: the variable appears only in the last subscript with
     stride 1 (``A_{i,a*64+c}`` along ``c``) or not at all (a broadcast). A strided, gathered or
@@ -52,8 +54,9 @@ class LoopVectorization(Strategy):
     @staticmethod
     def _problem(program: Program, path: tuple[int, ...], lp: Loop) -> str | None:
         block = block_at(program, path)
-        if block.loops[-1].var != lp.var:
-            return f"the loop {loop_text(lp)} is not the innermost loop of its header"
+        k = next(i for i, other in enumerate(block.loops) if other.var == lp.var)
+        if any(other.kind != "U" for other in block.loops[k + 1:]):
+            return f"the loop {loop_text(lp)} is not the innermost loop of its header (unrolled loops aside)"
         if not all(isinstance(item, Assign) for item in block.items):
             return f"the loop {loop_text(lp)} encloses a nested block; only innermost loops are vectorised"
         if lp.kind != "L":
@@ -63,7 +66,7 @@ class LoopVectorization(Strategy):
         reason = loop_race_reason(program, path, lp.var)
         if reason:
             return f"the loop {loop_text(lp)} {reason}; its lanes would race"
-        vector = enclosing_vector_loop(program, path, len(block.loops) - 1)
+        vector = enclosing_vector_loop(program, path, k)
         if vector:
             return f"the enclosing loop {loop_text(vector)} is already vectorised"
         problem = contiguity_problem(block, lp.var)
