@@ -29,6 +29,10 @@ class Proposal:
     #: operand contiguous), not by what it saves alone: the search measures that follow-up at once, since
     #: by its own timing the step may be slower and a beam would drop it before the follow-up is tried.
     enables: bool = False
+    #: Steps the policy planned after this one, each from the state the previous reaches (the rule
+    #: policy's register-tile recipe): the search measures them right after it, in order, since none
+    #: but the last pays and a beam would drop the chain part-way.
+    then: tuple[AppliedStep, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -45,6 +49,8 @@ class Proposal:
             data["raw"] = self.raw
         if self.enables:
             data["enables"] = True
+        if self.then:
+            data["then"] = [f"{step.strategy} at {step.site.key}" for step in self.then]
         return data
 
 

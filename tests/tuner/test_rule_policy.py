@@ -349,3 +349,24 @@ def test_a_split_that_a_chain_does_not_need_enables_nothing():
     proposals = RulePolicy(seed=0).propose(load_program(state), SearchContext())
     assert not any(p.enables for p in proposals if p.strategy == "loop_split")
     assert proposals[0].strategy == "loop_reorder" and proposals[0].enables
+
+
+def test_rows_unrolled_innermost_are_one_planned_recipe_from_a_register_tile():
+    """From ``…L_c L_a U_d`` the tile is four steps away and none of the first three pays alone: the
+    first is proposed with the other three planned (``Proposal.then``), ranked by where they end; a
+    state part-way continues the recipe; without the write cache among its strategies there is no plan."""
+    from tests.tuner.test_search import ROWS_UNROLLED
+    from tuner.policies.register_tile import register_tile_chains
+
+    program = load_program(ROWS_UNROLLED)
+    top = RulePolicy(seed=0, target="llvm-host").propose(program, SearchContext())[0]
+    assert top.strategy == "loop_split" and top.step.params == {"factor": 16} and top.enables
+    assert [s.strategy for s in top.then] == ["loop_vectorization", "loop_reorder", "cache_read_write"]
+    assert top.then[0].before == top.step.after and top.then[2].params == {"scope": "l"}
+    end = top.then[-1].after
+    assert program_cost(end, "llvm-host").total < _cost(ROWS_UNROLLED, "llvm-host") / 1.2
+    part_way = register_tile_chains(top.then[0].after, (0,), "llvm-host")[0]
+    assert [s.strategy for s in part_way.steps] == ["loop_reorder", "cache_read_write"]
+    no_cache = RulePolicy(seed=0, target="llvm-host", strategies=("loop_split", "loop_vectorization",
+                                                                  "loop_reorder", "loop_unrolling"))
+    assert all(not p.then for p in no_cache.propose(program, SearchContext()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from leir.printer import canonical
 from leir.strategies.records import validate_record
 from tuner.policies import RulePolicy
 from tuner.run import tune
@@ -214,3 +215,82 @@ def test_a_register_tile_is_measured_in_one_expansion_split_reorder_unroll():
     inner = split.step.after.body.blocks[0].loops[1].var
     assert unroll.step.site.get("loop") == inner
     assert unroll.speedup > 1.5
+
+
+#: A matrix product with six rows unrolled innermost (``…L_c L_a U_d``), the weight already ``[k, n]``:
+#: the state the search reaches first, one recipe away from a register tile.
+ROWS_UNROLLED = """input A: f32[12, 64]
+param D: f32[64, 1600]
+output C: f32[12, 1600]
+---
+B^{2}_{bx=0}L^{64}_{c=0}L^{1600}_{a=0}U^{6}_{d=0}[C^{f32,g}_{bx*6+d,a}=C^{f32,g}_{bx*6+d,a}+A^{f32,g}_{bx*6+d,c}*D^{f32,g}_{c,a};];
+"""
+
+
+def test_a_planned_register_tile_is_measured_step_after_step_in_one_expansion():
+    """None of the recipe's first three steps pays alone (a beam of one would drop each); the policy
+    plans all four (``Proposal.then``) and the search measures them one after the other, each from the
+    state the previous reached, and the tile verifies bit for bit at every step."""
+    from leir.program import load_program, program_hash
+    from leir.strategies.generation import Source
+    from leir.strategies.records import SourceInfo
+    from tuner.measure import Measurer
+
+    program = load_program(ROWS_UNROLLED)
+    source = Source(SourceInfo("rows@f32#0", "rows", 1, "f32", 0, {}, program_hash(program)), program)
+    measurer = Measurer(program, target="llvm-host", cache=False, repeats=2, min_repeat_ms=2.0)
+    try:
+        policy = RulePolicy(seed=0, target="llvm-host")
+        search = tune(source, policy, measurer, Budget(verifications=6), algo="beam", branch=1,
+                      options={"width": 1})
+    finally:
+        measurer.close()
+    recipe = ["loop_split", "loop_vectorization", "loop_reorder", "cache_read_write"]
+    assert [r["strategy"] for r in search.records[:4]] == recipe
+    nodes = [search.seen[r["child"]["hash"]] for r in search.records[:4]]
+    assert all(later.parent is earlier for earlier, later in zip(nodes, nodes[1:], strict=False))
+    assert all(r["verification"]["outcome"] == "equal_pass" for r in search.records[:4])
+    assert "V^{16}_{f=0}U^{6}_{d=0}" in canonical(nodes[-1].program.body)
+    assert "^{f32,l}" in canonical(nodes[-1].program.body)  # the accumulator, staged locally
+
+
+class ScriptedVerdicts:
+    """A measurer that accepts or rejects on cue: a planned step that does not verify is rare on real
+    kernels, which is exactly why it is scripted here."""
+
+    def __init__(self, verdicts: list[bool]):
+        self.verdicts = list(verdicts)
+        self.calls = 0
+
+    def measure(self, after, before, exactness):
+        from leir.strategies.records import verification_json
+        from tuner.measure import Measurement
+
+        self.calls += 1
+        outcome = "equal_pass" if self.verdicts.pop(0) else "mismatch"
+        verification = verification_json({"outcome": outcome, "speedup_vs_source": 1.0}, exactness)
+        return Measurement(verification["accepted"], 1.0, 1e-3, verification, 1e-3)
+
+
+def test_a_plan_stops_at_the_first_step_that_does_not_verify():
+    """The steps after a planned step that fails were planned from a state that does not exist."""
+    from leir.program import load_program, program_hash
+    from leir.strategies.records import SourceInfo
+    from tuner.policies.register_tile import register_tile_chains
+    from tuner.proposals import Proposal
+    from tuner.search.base import Search
+
+    program = load_program(ROWS_UNROLLED)
+    chain = register_tile_chains(program, (0,), "llvm-host")[0]
+    assert [s.strategy for s in chain.steps] == ["loop_split", "loop_vectorization", "loop_reorder",
+                                                 "cache_read_write"]
+    info = SourceInfo("rows@f32#0", "rows", 1, "f32", 0, {}, program_hash(program))
+    measurer = ScriptedVerdicts([True, True, False, True])
+    search = Search(program, info, RulePolicy(seed=0), measurer, Budget(verifications=8), branch=1,
+                    max_depth=8, algo="beam", options={})
+    first = search.try_step(search.root, Proposal(chain.first.strategy, chain.first, 1.0, "planned"))
+    reached = search._follow_plan(first, Proposal(chain.first.strategy, chain.first, 1.0, "planned",
+                                                  then=chain.steps[1:]))
+    assert [n.step.strategy for n in reached] == ["loop_vectorization"]
+    assert measurer.calls == 3  # the reorder failed; the write cache planned after it was never measured
+    assert search.records[-1]["status"] == "failed"

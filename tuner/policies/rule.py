@@ -37,6 +37,7 @@ from leir.strategies.explore import PlannedStep, StepFailure, attempt
 from leir.strategies.registry import get_strategy
 from tuner.cost import MAX_SHARING_COPIES, CostBreakdown, program_cost
 from tuner.policies.base import engine_steps
+from tuner.policies.register_tile import RECIPE, Chain, register_tile_chains, step_key
 from tuner.proposals import Proposal, SearchContext
 
 #: Widest vector loop ``loop_vectorization`` takes (its ``MAX_VECTOR_EXTENT``).
@@ -248,6 +249,20 @@ class RulePolicy:
                     best = found
         return best
 
+    def _register_tiles(self, program: Program, before: CostBreakdown) -> dict[tuple, Chain]:
+        """The register-tile chains (``tuner.policies.register_tile``) from ``program`` at its hot
+        blocks that save more than ``ENABLE_MARGIN`` in the end, by the key of their first step."""
+        if not before.total or (self.strategies is not None and not set(RECIPE) <= set(self.strategies)):
+            return {}
+        hot = tuple(b for b in range(len(before.blocks)) if before.loop_share(b) >= HOT_SHARE)
+        found: dict[tuple, Chain] = {}
+        for chain in register_tile_chains(program, hot, self.target):
+            key = step_key(chain.first)
+            if chain.cost < before.total * (1 - ENABLE_MARGIN) and (key not in found
+                                                                   or chain.cost < found[key].cost):
+                found[key] = chain
+        return found
+
     def propose(self, program: Program, context: SearchContext) -> list[Proposal]:
         state_hash = program_hash(program)
         before = program_cost(program, self.target)
@@ -263,6 +278,7 @@ class RulePolicy:
             best_now[step.strategy] = max(best_now.get(step.strategy, 0.0), gain)
             where = (step.strategy, step.site.path[0])
             best_at[where] = max(best_at.get(where, 0.0), gain)
+        tiles = self._register_tiles(program, before)
         scored = []
         reached: dict[tuple[str, int | None, int], float] = {}  # what the follow-ups reach without a step
         for step, (gain, after_total) in zip(steps, gains, strict=True):
@@ -299,6 +315,16 @@ class RulePolicy:
                         gain, enables = discounted, True
                         steps_text = "the step" if taken == 1 else f"the {taken} steps"
                         rationale += f"; with {steps_text} it enables {then:.4g}"
+            then: tuple[AppliedStep, ...] = ()
+            tile = tiles.get(step_key(step))
+            if tile is not None:
+                # one discount, not one per step: the search measures the whole recipe at once
+                # (``Proposal.then``), so no beam can drop it part-way
+                discounted = (before.total - tile.cost / LOOKAHEAD_DISCOUNT) / before.total
+                if discounted > gain:
+                    gain, enables, then = discounted, True, tile.steps[1:]
+                    rationale += (f"; the first of the register tile's {len(tile.steps)} steps, "
+                                  f"which reach {tile.cost:.4g}")
             measured_rank = 1
             child = self.measured.get(program_hash(step.after)) if self.measured is not None else None
             if child is not None and here:
@@ -308,6 +334,6 @@ class RulePolicy:
             key = f"{step.strategy}|{step.site.key}|{sorted(step.params.items())}"
             scored.append(((measured_rank, -gain, self._tie(key)),
                            Proposal(step.strategy, step, gain, rationale, origin=self.name,
-                                    enables=enables)))
+                                    enables=enables, then=then)))
         scored.sort(key=lambda pair: pair[0])
         return spread([proposal for _key, proposal in scored])

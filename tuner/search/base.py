@@ -263,7 +263,8 @@ class Search:
         A child whose proposal ``enables`` a follow-up is expanded at once (up to ``FOLLOW_UP_TRIES``
         measured, ``first``), and what that finds is returned with the children: a layout change that is
         slower alone competes through the reorder it made possible. ``chain`` more enabling steps in a
-        row are followed so (``FOLLOW_UP_CHAIN``), no more.
+        row are followed so (``FOLLOW_UP_CHAIN``), no more. The steps a proposal planned after itself
+        (``Proposal.then``) are measured instead, in order (``_follow_plan``).
 
         When a call yields nothing that verifies but some of its proposals failed (a malformed model
         answer), the policy is asked again — up to ``asks`` calls per expansion — with those failures in
@@ -286,7 +287,9 @@ class Search:
                 child = self.try_step(node, proposal)
                 if child is not None:
                     children.append(child)
-                    if proposal.enables and chain > 0:  # measure what it enables now, or a beam drops it
+                    if proposal.then:
+                        children.extend(self._follow_plan(child, proposal))
+                    elif proposal.enables and chain > 0:  # measure what it enables now, or a beam drops it
                         children.extend(self.expand(child, FOLLOW_UP_TRIES, first=True, chain=chain - 1))
                     if first:
                         return children
@@ -294,6 +297,22 @@ class Search:
             if children or tried >= limit or self.exhausted() or no_new_failures:
                 break
         return children
+
+    def _follow_plan(self, node: Node, proposal: Proposal) -> list[Node]:
+        """Measure the steps ``proposal`` planned after itself, each from the state the previous one
+        reached, until one does not verify, the depth limit or the budget."""
+        reached: list[Node] = []
+        for step in proposal.then:
+            if node.depth >= self.max_depth or self.exhausted():
+                break
+            planned = Proposal(step.strategy, step, proposal.score, f"planned after {proposal.strategy}: "
+                               f"{proposal.rationale}", origin=proposal.origin)
+            child = self.try_step(node, planned)
+            if child is None:
+                break
+            reached.append(child)
+            node = child
+        return reached
 
     # ------------------------------------------------------------------------------------- results
 
