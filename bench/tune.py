@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="per workload (verifications=N, policy_calls=N, seconds=S)")
     parser.add_argument("--width", type=int, default=2)
     parser.add_argument("--branch", type=int, default=4)
-    parser.add_argument("--max-depth", type=int, default=8, help="deepest state searched (default 8)")
+    parser.add_argument("--max-depth", type=int, default=10, help="deepest state searched (default 10)")
     parser.add_argument("--eager-ms", type=float, default=1.0)
     parser.add_argument("--shape-t", type=float, default=None, metavar="T",
                         help="run every workload at point T (0..1) of the default->paper path instead of "
