@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
 from leir.ast import Program
-from leir.strategies.base import AppliedStep
+from leir.strategies.base import AppliedStep, Site, Strategy
 from leir.strategies.engine import strategy_sites
 from leir.strategies.explore import PlannedStep, StepFailure, attempt, param_choices
 from leir.strategies.registry import all_strategies
@@ -34,13 +34,27 @@ def engine_steps(program: Program, state_hash: str, *, seed: int, params_per_sit
     for strategy in all_strategies():
         if strategies is not None and strategy.name not in strategies:
             continue
-        try:
-            sites = strategy_sites(strategy, program)
-        except Exception:  # noqa: BLE001 - a broken strategy proposes nothing; generation reports it
+
+        def seeded(site: Site, name: str = strategy.name) -> list[dict]:
+            rng = random.Random(f"{seed}|{state_hash}|{name}|{site.key}")
+            return param_choices(site, params_per_site, rng)
+
+        yield from strategy_steps(strategy, program, seeded)
+
+
+def strategy_steps(strategy: Strategy, program: Program, params_of: Callable[[Site], Iterable[dict]],
+                   keep: Callable[[Site], bool] | None = None) -> Iterator[AppliedStep]:
+    """The legal steps of ``strategy`` at the sites of ``program`` that ``keep`` admits, with the
+    parameters ``params_of`` names for each site. A strategy that raises proposes nothing (step
+    generation reports it; a policy must not die of it)."""
+    try:
+        sites = strategy_sites(strategy, program)
+    except Exception:  # noqa: BLE001 - a broken strategy proposes nothing
+        return
+    for index, site in enumerate(sites):
+        if keep is not None and not keep(site):
             continue
-        for index, site in enumerate(sites):
-            rng = random.Random(f"{seed}|{state_hash}|{strategy.name}|{site.key}")
-            for params in param_choices(site, params_per_site, rng):
-                outcome = attempt(program, PlannedStep(strategy, index, site, params))
-                if not isinstance(outcome, StepFailure):
-                    yield outcome
+        for params in params_of(site):
+            outcome = attempt(program, PlannedStep(strategy, index, site, params))
+            if not isinstance(outcome, StepFailure):
+                yield outcome

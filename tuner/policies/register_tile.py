@@ -26,10 +26,9 @@ from dataclasses import dataclass
 from leir.analysis import item_statements
 from leir.ast import Program
 from leir.strategies.base import AppliedStep, Site
-from leir.strategies.engine import strategy_sites
-from leir.strategies.explore import PlannedStep, StepFailure, attempt
 from leir.strategies.registry import get_strategy
 from tuner.cost import program_cost, register_accumulator
+from tuner.policies.base import strategy_steps
 
 RECIPE = ("loop_unrolling", "loop_split", "loop_vectorization", "loop_reorder", "cache_read_write")
 #: The widest vector loop (``loop_vectorization``'s ``MAX_VECTOR_EXTENT``): the split's inner extent.
@@ -67,18 +66,8 @@ def _params(name: str, site: Site) -> list[dict]:
 
 def _stage(program: Program, name: str, block: int) -> Iterator[AppliedStep]:
     """Every step of recipe stage ``name`` at top-level block ``block`` of ``program``."""
-    strategy = get_strategy(name)
-    try:
-        sites = strategy_sites(strategy, program)
-    except Exception:  # noqa: BLE001 - a strategy that fails proposes nothing
-        return
-    for index, site in enumerate(sites):
-        if site.path[0] != block:
-            continue
-        for params in _params(name, site):
-            outcome = attempt(program, PlannedStep(strategy, index, site, params))
-            if not isinstance(outcome, StepFailure):
-                yield outcome
+    return strategy_steps(get_strategy(name), program, lambda site: _params(name, site),
+                          keep=lambda site: site.path[0] == block)
 
 
 def _holds_a_register_tile(program: Program, block: int) -> bool:

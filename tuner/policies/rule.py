@@ -36,7 +36,7 @@ from leir.strategies.engine import strategy_sites
 from leir.strategies.explore import PlannedStep, StepFailure, attempt
 from leir.strategies.registry import get_strategy
 from tuner.cost import MAX_SHARING_COPIES, CostBreakdown, program_cost
-from tuner.policies.base import engine_steps
+from tuner.policies.base import engine_steps, strategy_steps
 from tuner.policies.register_tile import RECIPE, Chain, register_tile_chains, step_key
 from tuner.proposals import Proposal, SearchContext
 
@@ -179,18 +179,11 @@ class RulePolicy:
         for name in ALWAYS_TRIED:
             if self.strategies is not None and name not in self.strategies:
                 continue
-            strategy = get_strategy(name)
-            try:
-                sites = strategy_sites(strategy, program)
-            except Exception:  # noqa: BLE001 - a broken strategy proposes nothing, as in engine_steps
-                continue
-            for index, site in enumerate(sites):
-                for params in _always_tried(name, site):
-                    if (name, site.key, tuple(sorted(params.items()))) in have:
-                        continue
-                    outcome = attempt(program, PlannedStep(strategy, index, site, params))
-                    if not isinstance(outcome, StepFailure):
-                        steps.append(outcome)
+            def untried(site: Site, name: str = name) -> list[dict]:
+                return [params for params in _always_tried(name, site)
+                        if (name, site.key, tuple(sorted(params.items()))) not in have]
+
+            steps.extend(strategy_steps(get_strategy(name), program, untried))
         return steps
 
     def _best_follow_up(self, step: AppliedStep, depth: int = 1, only: frozenset[str] | None = None,
