@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from leir.analysis import (
@@ -325,7 +325,7 @@ class CacheReadWrite(Strategy):
                        "arithmetic in the same order.")
 
 
-def _separating_vars(parts: tuple[tuple[Affine, Affine, int], ...] | list, extents: dict[str, int]) -> set[str]:
+def _separating_vars(parts: Sequence[tuple[Affine, Affine, int]], extents: dict[str, int]) -> set[str]:
     """The outer loop variables whose iterations write disjoint regions of the tensor: those that alone
     make the outer part of some dimension (``k*v + c``) in steps ``|k|`` at least as wide as what the
     inner loops sweep there (``C_{bx*6+d}`` with ``d`` < 6: row blocks of a register tile)."""
