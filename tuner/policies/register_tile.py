@@ -26,13 +26,12 @@ from dataclasses import dataclass
 from leir.analysis import item_statements
 from leir.ast import Program
 from leir.strategies.base import AppliedStep, Site
+from leir.strategies.loop.loop_vectorization import MAX_VECTOR_EXTENT
 from leir.strategies.registry import get_strategy
 from tuner.cost import program_cost, register_accumulator
 from tuner.policies.base import strategy_steps
 
 RECIPE = ("loop_unrolling", "loop_split", "loop_vectorization", "loop_reorder", "cache_read_write")
-#: The widest vector loop (``loop_vectorization``'s ``MAX_VECTOR_EXTENT``): the split's inner extent.
-VECTOR_WIDTH = 16
 
 
 @dataclass(frozen=True)
@@ -54,10 +53,11 @@ def step_key(step: AppliedStep) -> tuple:
 
 def _params(name: str, site: Site) -> list[dict]:
     """The one parameter choice each stage takes: the vector width for the split (its largest divisor
-    up to ``VECTOR_WIDTH``), a local buffer for the write cache, nothing for the rest."""
+    up to ``MAX_VECTOR_EXTENT``, the widest ``V`` loop), a local buffer for the write cache, nothing
+    for the rest."""
     if name == "loop_split":
         factors = [v for spec in site.params for v in spec.values if isinstance(v, int) and v >= 2]
-        fitting = [f for f in factors if f <= VECTOR_WIDTH]
+        fitting = [f for f in factors if f <= MAX_VECTOR_EXTENT]
         return [{"factor": max(fitting)}] if fitting else []
     if name == "cache_read_write":
         return [{"scope": "l"}] if site.get("direction") == "write" else []
