@@ -102,3 +102,57 @@ def test_llvm_vectorises_a_serial_inner_loop_by_itself_only_from_the_cost_models
         assert re.search(r"<\d+ x float>", build(program, target, cache=False).source("llvm")), value
     # a body calling exp (arithmetic, verifier.vector_math) gives the SLP vectoriser enough even at 16
     assert vectorised(16, "exp(A^{f32,g}_{tx,a})")
+
+
+FUSED = """input A: f32[4096]
+input B: f32[4096]
+input C: f32[4096]
+output D: f32[4096]
+---
+L^{4096}_{i=0}[D^{f32,g}_{i}=A^{f32,g}_{i}*B^{f32,g}_{i}+C^{f32,g}_{i};];
+"""
+#: ``FUSED`` with the product in a statement of its own (what ``expression_splitting`` makes).
+SPLIT = """input A: f32[4096]
+input B: f32[4096]
+input C: f32[4096]
+output D: f32[4096]
+---
+L^{4096}_{i=0}[E^{f32,g}_{i}=A^{f32,g}_{i}*B^{f32,g}_{i};];
+L^{4096}_{i=0}[D^{f32,g}_{i}=E^{f32,g}_{i}+C^{f32,g}_{i};];
+"""
+
+
+def test_llvm_native_is_llvm_host_with_fused_multiply_add():
+    host, native = targets.resolve("llvm-host"), targets.resolve("llvm-native")
+    assert "mattr" not in native and {k: v for k, v in host.items() if k != "mattr"} == native
+    assert targets.runs_here("llvm-native") and "llvm-native" in targets.TARGET_LABELS
+    assert targets.TUNING_TARGET == "llvm-host"  # the tuner's records keep CPU-independent verdicts
+
+
+@pytest.mark.skipif("fma" not in _cpu_flags(), reason="fusion needs a CPU with an FMA unit")
+def test_llvm_native_fuses_a_product_into_its_add_and_so_an_exact_split_loses_its_bits():
+    from verifier.verify import verify
+
+    fused, split = load_program(FUSED), load_program(SPLIT)
+    arrays = make_inputs(fused, seed=7)
+    once = build(fused, "llvm-native", cache=False).run(arrays)["D"]
+    twice = build(fused, "llvm-host", cache=False).run(arrays)["D"]
+    assert once.tobytes() != twice.tobytes()  # one rounding instead of two, somewhere among 4096
+    a, b, c = (arrays[name].astype(np.float64) for name in "ABC")
+    exact = a * b + c
+    assert np.abs(once - exact).max() <= np.abs(twice - exact).max()
+    # the split is exact on a target without fusion, only close where the parent fused
+    outcome = {t: verify(split, parent=fused, target=t, reference="parent", cache=False).outcome.value
+               for t in ("llvm-host", "llvm-native")}
+    assert outcome == {"llvm-host": "equal_pass", "llvm-native": "pass"}
+
+
+def test_a_loop_step_keeps_its_bits_on_llvm_native():
+    from verifier.verify import verify
+
+    parent = load_program(MATMUL)
+    child = load_program(MATMUL.replace("L^{96}_{k=0}L^{80}_{j=0}", "L^{96}_{k=0}L^{5}_{jo=0}V^{16}_{ji=0}")
+                         .replace("_{i,j}", "_{i,jo*16+ji}").replace("_{k,j}", "_{k,jo*16+ji}"))
+    assert child != parent
+    assert verify(child, parent=parent, target="llvm-native", reference="parent",
+                  cache=False).outcome.value == "equal_pass"
