@@ -23,7 +23,13 @@ def _median_job():
 
 
 def _jobs(*speedups):
-    return [SimpleNamespace(speedup_vs_source=s, name=f"job{i}") for i, s in enumerate(speedups)]
+    return [SimpleNamespace(speedup_vs_source=s, timing=None, source_timing=None, name=f"job{i}")
+            for i, s in enumerate(speedups)]
+
+
+def _timed_job(name: str, kernel_s: float, source_s: float):
+    return SimpleNamespace(speedup_vs_source=source_s / kernel_s, timing=SimpleNamespace(median=kernel_s),
+                           source_timing=SimpleNamespace(median=source_s), name=name)
 
 
 def test_the_median_reading_is_chosen_whatever_the_order():
@@ -41,6 +47,20 @@ def test_an_even_count_takes_the_lower_middle_and_one_job_is_itself():
 def test_a_job_without_a_speedup_counts_as_the_slowest():
     median_job = _median_job()
     assert median_job(_jobs(None, 3.0, 0.5)).name == "job2"
+
+
+def test_the_speedup_is_over_the_faster_build_of_the_source():
+    bench = _bench()
+    job = _timed_job("native", 0.00225, 0.237)  # the source as llvm-native built it: twice as slow
+    assert bench.over_source(job, 0.119) == 0.119 / 0.00225  # llvm-host's source is the denominator
+    assert bench.over_source(job, 0.300) == 0.237 / 0.00225  # unless it is the slower one
+    assert bench.over_source(job, None) == job.speedup_vs_source
+    # the median job is chosen by the speedup the row reports
+    jobs = [_timed_job("a", 0.002, 0.300), _timed_job("b", 0.003, 0.200), _timed_job("c", 0.004, 0.100)]
+    assert bench.median_job(jobs).name == "b"
+    assert bench.median_job(jobs, 0.1).name == "b"  # 50x, 33x, 25x
+    assert bench.median_job([_timed_job("a", 0.002, 0.300), _timed_job("b", 0.001, 0.500),
+                             _timed_job("c", 0.004, 0.600)], 0.1).name == "a"  # 50x, 100x, 25x
 
 
 def test_the_roofline_takes_the_best_of_each_peak_reading():
