@@ -74,6 +74,8 @@ STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: (``verifier.targets.native_llvm``); the tuner's default ``llvm-host`` leaves FMA off so its verdicts are
 #: the baseline build's bits, and costs a GEMM tile a third of its rate (197 vs 288 GFLOP/s, Zen 5).
 BENCH_TARGET = "llvm-native"
+#: A fused target's twin without fusion, whose source build can be the faster (``source_seconds_on``).
+UNFUSED_TWIN = {"llvm-native": TUNING_TARGET}
 
 
 def sample(level: int, per_level: int) -> list:
@@ -143,8 +145,8 @@ def run_one(info, args) -> dict:
                          min_repeat_ms=args.min_repeat_ms, max_bound_iterations=args.final_bound_iterations,
                          memory_limit_mb=args.final_memory_mb, timeout=FINAL_TIMEOUT_S)
                   for _job in range(max(1, args.final_jobs))]
-        host_source = (source_seconds_on(program, TUNING_TARGET, args, measurer.pool)
-                       if args.target != TUNING_TARGET else None)
+        twin = UNFUSED_TWIN.get(args.target)
+        host_source = source_seconds_on(program, twin, args, measurer.pool) if twin else None
     finally:
         measurer.close()
     final = median_job(finals, host_source)
@@ -286,8 +288,8 @@ def report(rows: list[dict], args, earlier_peaks: list[dict[str, float]] = ()) -
           "(of the final jobs, the one with the median 'vs src')")
     if any(r.get("source_ms_host") for r in rows):
         print(f"'src ms': the faster of the source built for {args.target} (in the final job) and for "
-              f"{TUNING_TARGET} (one more job; a reduction chain of fused multiply-adds can be slower than "
-              "one of adds), so the target's effect on the source is not counted as tuning")
+              f"{UNFUSED_TWIN.get(args.target)} (one more job; a reduction chain of fused multiply-adds can "
+              "be slower than one of adds), so the target's effect on the source is not counted as tuning")
     print(f"{'workload':38} {'t':>4} {'eager ms':>9} {'src ms':>9} {'best ms':>9} {'search':>7} "
           f"{'vs src':>7} {'ceiling':>7} {'vs eager':>8} {'steps':>5}  GFLOP/s (tuned / eager)  shapes")
     for r in rows:
