@@ -40,6 +40,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -179,18 +180,23 @@ def run_one(info, args) -> dict:
 
 
 def source_seconds_on(program, target: str, args, pool) -> float | None:
-    """The source program's median time built for ``target``, timed as the final check times it.
+    """The source program's time built for ``target``: the median of ``--final-jobs`` jobs, each timing
+    it as the final check does, so that one stray reading does not set the row's denominator.
 
     On a CPU whose fused multiply-add has a longer latency than its add (Zen 5: 4 cycles against 2), a
-    source reduction that is one long dependency chain runs twice as slowly with fusion on (level2/gemm
+    source reduction that is one long dependency chain runs twice as slowly with fusion on (gemm_scale
     at 96x1664x1600: 237 ms on llvm-native, 119 ms on llvm-host): a speedup over that source would
     credit the tuning with what the target did to the baseline. The row's source time is the faster of
     the two builds."""
     from verifier.verify import verify
 
-    result = verify(program, target=target, time=True, reference="none", pool=pool, cache=False,
-                    repeats=args.repeats, min_repeat_ms=args.min_repeat_ms)
-    return result.timing.median if result.timing else None
+    readings = []
+    for _job in range(max(1, args.final_jobs)):
+        result = verify(program, target=target, time=True, reference="none", pool=pool, cache=False,
+                        repeats=args.repeats, min_repeat_ms=args.min_repeat_ms)
+        if result.timing:
+            readings.append(result.timing.median)
+    return statistics.median(readings) if readings else None
 
 
 def over_source(final, host_source: float | None) -> float | None:
