@@ -67,7 +67,9 @@ def host_llvm() -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def native_llvm() -> dict[str, Any]:
-    """``llvm-host`` with the fused multiply-add unit: every instruction this CPU has.
+    """``llvm-host`` with the fused multiply-add unit: every instruction this CPU has. On an AVX-512 CPU
+    that includes the 512-bit registers, which LLVM switches off with FMA (AVX512F requires it), so
+    ``llvm-host`` there has AVX2's 8 lanes and this target 16.
 
     A GEMM's inner step is one instruction instead of two (measured 197 → 288 GFLOP/s for a 6x16
     register tile on an AMD EPYC Zen 5), which is what MKL/oneDNN use, so a speed comparison with
