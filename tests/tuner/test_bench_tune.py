@@ -73,3 +73,15 @@ def test_the_roofline_takes_the_best_of_each_peak_reading():
     bench.add_roofline(row, bench.best_peaks([low, high]))
     assert round(row["floor_ms"], 3) == round(1e3 / 86.8, 3)
     assert round(row["ceiling"], 3) == round(100.0 / (1e3 / 86.8), 3)
+
+
+def test_the_unfused_source_is_timed_in_real_jobs():
+    from leir.program import load_program
+
+    bench = _bench()
+    assert bench.UNFUSED_TWIN == {"llvm-native": "llvm-host"} and bench.BENCH_TARGET == "llvm-native"
+    program = load_program("input A: f32[64, 256]\noutput C: f32[64]\n---\n"
+                           "B^{64}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx}=C^{f32,g}_{tx}+A^{f32,g}_{tx,a}*2;];")
+    args = SimpleNamespace(final_jobs=2, repeats=2, min_repeat_ms=1.0)
+    seconds = bench.source_seconds_on(program, "llvm-host", args, None)
+    assert seconds is not None and 0 < seconds < 0.05
