@@ -73,7 +73,7 @@ FINAL_TIMEOUT_S = 900.0
 STEPS = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: Compared with eager, kernels are built with every instruction eager's MKL/oneDNN use, FMA included
 #: (``verifier.targets.native_llvm``); the tuner's default ``llvm-host`` leaves FMA off so its verdicts are
-#: the baseline build's bits, and costs a GEMM tile a third of its rate (197 vs 288 GFLOP/s, Zen 5).
+#: the baseline build's bits, and costs a GEMM tile a quarter of its rate (``bench/fma.py``: 251 vs 337).
 BENCH_TARGET = "llvm-native"
 #: A fused target's twin without fusion, whose source build can be the faster (``source_seconds_on``).
 UNFUSED_TWIN = {"llvm-native": TUNING_TARGET}

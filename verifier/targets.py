@@ -71,14 +71,15 @@ def native_llvm() -> dict[str, Any]:
     that includes the 512-bit registers, which LLVM switches off with FMA (AVX512F requires it), so
     ``llvm-host`` there has AVX2's 8 lanes and this target 16.
 
-    A GEMM's inner step is one instruction instead of two (measured 197 → 288 GFLOP/s for a 6x16
-    register tile on an AMD EPYC Zen 5), which is what MKL/oneDNN use, so a speed comparison with
-    eager is like for like. The price is that results depend on the CPU: a product rounds once when
-    LLVM fuses it into the add that uses it, so an exact step that moves the two into separate
-    statements, or joins them, changes the last bit and fails its equal pass here (on 30 suite programs:
-    29 of 48 ``expression_splitting`` steps, 3 of 29 ``compute_inline``, 2 of 32 ``operator_fusion``,
-    1 of 18 ``common_subexpression_elimination``; every loop and memory step kept its bits). The
-    dataset's verdicts are made on ``llvm``; this target is for measuring speed.
+    A GEMM's inner step is one instruction instead of two, on twice the lanes (``bench/fma.py``: a 6x16
+    register tile at 251 GFLOP/s on ``llvm-host``, 337 here, eager 201, AMD EPYC Zen 5), which is what
+    MKL/oneDNN use, so a speed comparison with eager is like for like. The price is that results depend
+    on the CPU: a product rounds once when LLVM fuses it into the add that uses it, so an exact step
+    that moves the two into separate statements, or joins them, changes the last bit and fails its
+    equal pass here (``bench/fma.py``, 30 suite programs: 21 of 38 ``expression_splitting`` steps, 2 of
+    21 ``compute_inline``, 2 of 24 ``operator_fusion``, 1 of 12 ``common_subexpression_elimination``;
+    none of 538 loop and memory steps). The dataset's verdicts are made on ``llvm``; this target is for
+    measuring speed.
     """
     spec = dict(host_llvm())
     spec.pop("mattr", None)
