@@ -82,9 +82,14 @@ class Kernel:
                                min_repeat_ms=min_repeat_ms)
 
     def source(self, kind: str = "tir") -> str:
-        """``tir`` (printed TVMScript), ``llvm`` (host LLVM IR) or ``cuda`` (device C source)."""
+        """``tir`` (printed TVMScript), ``llvm`` (host LLVM IR), ``asm`` (host assembly) or ``cuda``
+        (device C source)."""
         if kind == "tir":
             return self.lowered.script
+        if kind == "asm":
+            if not (text := tvm_a.assembly(self.executable)):
+                raise KeyError("no assembly in this build")
+            return text
         found = tvm_a.sources(self.executable)
         if kind not in found:
             raise KeyError(f"no {kind!r} source in this build (have: {', '.join(sorted(found))})")

@@ -121,6 +121,19 @@ def sources(ex: Executable) -> dict[str, str]:
     return found
 
 
+def assembly(ex: Executable) -> str:
+    """The host module's machine code as assembly text (which instructions and registers LLVM chose);
+    empty when no module carries any. Separate from ``sources``: generating it costs a codegen pass."""
+    for mod in (ex.mod, *getattr(ex.mod, "imports", ())):
+        try:
+            text = str(mod.inspect_source("asm"))
+        except Exception:  # noqa: BLE001 - a module kind without assembly: try the next
+            continue
+        if text:
+            return text
+    return ""
+
+
 def _collect_sources(mod: Any, found: dict[str, str]) -> None:
     kind = str(getattr(mod, "kind", ""))
     try:
