@@ -39,10 +39,11 @@ from leir.ast import (
     Var,
 )
 from leir.memo import IdentityMemo, memo_by_identity
+from verifier.targets import MODELLED_UNIT, VectorUnit, vector_unit
 
-#: Cores a parallel loop can occupy and f32 lanes of one vector register (a common x86 server core).
+#: Cores a parallel loop can occupy (a common x86 server). The vector registers and their lanes come
+#: from the target (``verifier.targets.vector_unit``): AVX2's 16 of 8 f32 lanes unless it has AVX-512.
 CORES = 8
-VECTOR_LANES = 8
 TRANSCENDENTAL_WEIGHT = 8.0
 #: Cost of one byte moved, in operations (memory-bound kernels dominate at these sizes).
 BYTE_WEIGHT = 0.25
@@ -80,12 +81,23 @@ AUTO_VECTOR_MIN_EXTENT = 64
 #: time and 6.6 ms six rows at a time.
 L2_BYTES = 1024 * 1024
 L2_MISS_WEIGHT = 4.0
-#: Vector registers of the modelled core (AVX2's 16 ``ymm``). The copies of an innermost unrolled loop
-#: share a load of what they all read only while each copy's own values (its accumulator and the
-#: operand it broadcasts, hoisted out of the loop around) fit beside the shared one: ``2*copies+1``.
-VECTOR_REGISTERS = 16
-#: The most unrolled copies that share a load without spilling (``2*copies+1 <= VECTOR_REGISTERS``).
-MAX_SHARING_COPIES = (VECTOR_REGISTERS - 1) // 2
+#: The copies of an innermost unrolled loop share a load of what they all read only while each copy's
+#: own values (its accumulator and the operand it broadcasts, hoisted out of the loop around) fit beside
+#: the shared one in the target's vector registers (``VectorUnit.registers``): ``2*copies+1``.
+#: A local accumulator stays in registers only while the lowering puts it on the stack: under this many
+#: bytes per iteration of its block's leading loops (``verifier.lowering.STACK_ALLOCA_BYTES``, TVM's
+#: ``kMaxStackAlloca``; a 16x16 f32 tile is a workspace buffer, measured 2.6x slower than 12x16).
+STACK_ALLOCA_BYTES = 1024
+
+
+def max_sharing_copies(unit: VectorUnit = MODELLED_UNIT) -> int:
+    """The most unrolled copies that share a load without spilling (``2*copies+1 <= registers``): 7 on
+    AVX2, 15 on AVX-512."""
+    return (unit.registers - 1) // 2
+
+
+#: The modelled AVX2 core's (``max_sharing_copies`` of ``MODELLED_UNIT``).
+MAX_SHARING_COPIES = max_sharing_copies()
 #: What the copies still share once they spill (measured: a 96x1664x1600 GEMM whose row loop was split
 #: by ``f`` and unrolled innermost ran 7.0 ms at f=4, 6.6 ms at 6, 9.7 ms at 8, 12 and 16, and 17.1 ms
 #: unsplit — about half the reuse survives the spills).
@@ -238,18 +250,19 @@ def unrolled_copies(loops: tuple[Loop, ...]) -> tuple[Loop, ...]:
     return tuple(lp for lp in loops[tile_start(loops):] if lp.kind == "U")
 
 
-def _tile_width(loops: tuple[Loop, ...]) -> int:
-    """Vector registers one copy of the tile holds: ``ceil(lanes / VECTOR_LANES)`` of its ``V`` loop."""
-    return max((math.ceil(lp.extent / VECTOR_LANES) for lp in loops[tile_start(loops):] if lp.kind == "V"),
+def _tile_width(loops: tuple[Loop, ...], unit: VectorUnit) -> int:
+    """Vector registers one copy of the tile holds: ``ceil(lanes / unit.f32_lanes)`` of its ``V`` loop."""
+    return max((math.ceil(lp.extent / unit.f32_lanes) for lp in loops[tile_start(loops):] if lp.kind == "V"),
                default=1)
 
 
-def register_accumulator(ref: TensorRef, loops: tuple[Loop, ...]) -> bool:
+def register_accumulator(ref: TensorRef, loops: tuple[Loop, ...], unit: VectorUnit = MODELLED_UNIT) -> bool:
     """Whether a local (``l``) target stays in registers for the whole loop around the tile: it does not
     move with that loop (the reduction steps over it), it moves only with the tile's loops and those
-    outside, and the tile of it fits the vector registers. The lowering allocates such a buffer per
-    iteration of its block's leading loops (a stack slot), so LLVM keeps it in registers instead of
-    loading and storing it on every step — the accumulator of a register-tiled matrix product."""
+    outside, the tile of it fits ``unit``'s vector registers and its bytes the stack
+    (``STACK_ALLOCA_BYTES``). The lowering allocates such a buffer per iteration of its block's leading
+    loops (a stack slot), so LLVM keeps it in registers instead of loading and storing it on every step
+    — the accumulator of a register-tiled matrix product."""
     start = tile_start(loops)
     if ref.scope != "l" or start == 0:
         return False
@@ -257,15 +270,18 @@ def register_accumulator(ref: TensorRef, loops: tuple[Loop, ...]) -> bool:
     if loops[start - 1].var in used:
         return False
     copies = math.prod(lp.extent for lp in unrolled_copies(loops) if lp.var in used)
-    return _tile_registers(loops, copies) <= VECTOR_REGISTERS
+    lanes = math.prod(lp.extent for lp in loops[start:] if lp.kind == "V" and lp.var in used)
+    if copies * lanes * DTYPE_BYTES.get(ref.dtype, 4) >= STACK_ALLOCA_BYTES:
+        return False
+    return _tile_registers(loops, copies, unit) <= unit.registers
 
 
-def shared_load(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
+def shared_load(ref: TensorRef, loops: tuple[Loop, ...], unit: VectorUnit = MODELLED_UNIT) -> float:
     """How many copies of the innermost unrolled loops share one load of ``ref``: the product of the
     extents of those it does not depend on (LLVM keeps one load for identical addresses), while the
-    copies fit the vector registers (``VECTOR_REGISTERS``), else ``SPILLED_SHARE`` at most. This is the
-    reuse of unroll-and-jam: a matrix product's row loop split, moved innermost and unrolled reads each
-    weight vector once for all its rows."""
+    copies fit ``unit``'s vector registers, else ``SPILLED_SHARE`` at most. This is the reuse of
+    unroll-and-jam: a matrix product's row loop split, moved innermost and unrolled reads each weight
+    vector once for all its rows."""
     copies = unrolled_copies(loops)
     if not copies:
         return 1.0
@@ -275,18 +291,18 @@ def shared_load(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
         total *= lp.extent
         if lp.var not in used:
             share *= lp.extent
-    if _tile_registers(loops, total) > VECTOR_REGISTERS:
+    if _tile_registers(loops, total, unit) > unit.registers:
         share = min(share, SPILLED_SHARE)
     return share
 
 
-def _tile_registers(loops: tuple[Loop, ...], copies: float) -> float:
+def _tile_registers(loops: tuple[Loop, ...], copies: float, unit: VectorUnit) -> float:
     """Vector registers ``copies`` unrolled copies of the tile hold. Around a ``V`` loop of ``w``
     registers a copy holds its ``w`` accumulators, beside the ``w`` shared loads and one broadcast
     register they take turns with (a 6x16 f32 tile: 15); around a loop LLVM vectorises by itself, each
     copy also keeps the operand it broadcasts (``2*copies+1``, measured: 6 rows fit, 8 spill)."""
     if any(lp.kind == "V" for lp in loops[tile_start(loops):]):
-        width = _tile_width(loops)
+        width = _tile_width(loops, unit)
         return copies * width + width + 1
     return 2 * copies + 1
 
@@ -306,7 +322,7 @@ def reread_weight(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
     return 1.0
 
 
-def _speedup_factors(nest: _Nest) -> tuple[float, float]:
+def _speedup_factors(nest: _Nest, unit: VectorUnit) -> tuple[float, float]:
     parallel = 1.0
     for lp, kind in zip(nest.loops, nest.kinds, strict=True):
         if kind == "parallel":
@@ -314,7 +330,7 @@ def _speedup_factors(nest: _Nest) -> tuple[float, float]:
     vector = 1.0
     inner = innermost_kept(nest.loops)
     if inner >= 0 and nest.kinds[inner] == "vector":
-        vector = float(min(nest.loops[inner].extent, VECTOR_LANES))
+        vector = float(min(nest.loops[inner].extent, unit.f32_lanes))
     return min(parallel, float(CORES)), vector
 
 
@@ -505,17 +521,18 @@ def _block_cost(program: Program, index: int, target: str, shapes: dict[str, tup
     compute = memory = overhead = 0.0
     counted: set[tuple] = set()
     streamed: dict[str, int] = {}  # the large tensors touched
+    unit = vector_unit(target)
     for stmt, nest in _with_auto_vector(_block_nests(program, index, target), target, shapes):
         iterations = _iterations(nest.loops)
-        parallel, vector = _speedup_factors(nest)
+        parallel, vector = _speedup_factors(nest, unit)
         touched = 0.0
-        in_registers = register_accumulator(stmt.target, nest.loops)
+        in_registers = register_accumulator(stmt.target, nest.loops, unit)
         for r in (*stmt_reads(stmt), stmt.target):
             shape = shapes.get(r.name)
             if in_registers and r.name == stmt.target.name and r.indices == stmt.target.indices:
                 touched += DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT["r"] * INVARIANT_WEIGHT
                 continue
-            share = 1.0 if r is stmt.target else shared_load(r, nest.loops)
+            share = 1.0 if r is stmt.target else shared_load(r, nest.loops, unit)
             touched += DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT.get(r.scope, 1.0) \
                 * access_weight(r, nest.loops, shape) * reread_weight(r, nest.loops) / share
             if r.name not in streamed:

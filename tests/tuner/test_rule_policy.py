@@ -307,6 +307,43 @@ def test_a_local_accumulator_of_a_register_tile_stays_in_registers():
     assert not register_accumulator(accumulator, tile[:3] + (Loop("U", 12, "d"), tile[4]))
 
 
+def test_avx512_registers_hold_a_register_tile_twice_as_tall():
+    # measured on AMD EPYC Zen 5, llvm-native, one thread, 576x512 by 512x944 (verifier/targets.py,
+    # AVX512_UNIT): 6x16 tile 165 GFLOP/s, 8x16 195, 12x16 213, 16x16 83 (a 1 KB accumulator is no
+    # stack slot, so it is loaded and stored on every step)
+    from leir.ast import Loop, TensorRef, Var
+    from tuner.cost import max_sharing_copies, register_accumulator
+    from verifier.targets import AVX512_UNIT, MODELLED_UNIT
+
+    def tile(rows: int) -> tuple:
+        return (Loop("B", 96 // rows, "bx"), Loop("L", 100, "e"), Loop("L", 256, "c"), Loop("U", rows, "d"),
+                Loop("V", 16, "f"))
+
+    accumulator = TensorRef("H", "f32", "l", (Var("bx"), Var("d"), Var("f")))
+    assert register_accumulator(accumulator, tile(12), AVX512_UNIT)  # one zmm a row: 12 + 1 + 1 of 32
+    assert not register_accumulator(accumulator, tile(12), MODELLED_UNIT)  # two ymm a row: 27 of 16
+    assert not register_accumulator(accumulator, tile(16), AVX512_UNIT)  # fits 32 registers, not the stack
+    assert (max_sharing_copies(MODELLED_UNIT), max_sharing_copies(AVX512_UNIT)) == (7, 15)
+
+
+def test_the_modelled_tile_follows_the_targets_vector_unit():
+    from tuner.cost import max_sharing_copies
+    from verifier.targets import AVX512_UNIT, vector_unit
+
+    six, twelve = _register_tile(6, "l"), _register_tile(12, "l")
+    # llvm-host keeps AVX2's registers on every x86-64 (its -fma switches AVX-512 off): six rows it is
+    assert _cost(six, "llvm-host") < _cost(twelve, "llvm-host")
+    state = ROWS_HEAD + ("B^{96}_{bx=0}L^{1600}_{a=0}L^{256}_{c=0}[C^{f32,g}_{bx,a}=C^{f32,g}_{bx,a}"
+                         "+A^{f32,g}_{bx,c}*D^{f32,g}_{c,a};];")
+    rows = max_sharing_copies(vector_unit("llvm-native"))
+    split = RulePolicy(seed=0, target="llvm-native").propose(load_program(state), SearchContext())[0]
+    assert split.strategy == "loop_split" and split.step.site.get("loop") == "bx"
+    assert split.step.params == {"factor": max(f for f in range(1, rows + 1) if 96 % f == 0)}
+    if vector_unit("llvm-native") == AVX512_UNIT:  # this CPU has AVX-512: the taller tile is cheaper
+        assert split.step.params == {"factor": 12}
+        assert _cost(twelve, "llvm-native") < _cost(six, "llvm-native")
+
+
 def test_a_weight_read_again_per_row_costs_an_l2_miss_only_when_it_outgrows_l2():
     from leir.ast import Loop, TensorRef, Var
     from tuner.cost import L2_BYTES, L2_MISS_WEIGHT, reread_weight

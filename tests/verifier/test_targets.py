@@ -170,6 +170,16 @@ def test_only_llvm_native_uses_avx512_since_llvm_ties_it_to_fma():
     assert "zmm" in native and "vfmadd" in native
 
 
+def test_the_vector_unit_is_what_llvm_builds_for():
+    from verifier.targets import AVX512_UNIT, MODELLED_UNIT, vector_unit
+
+    assert vector_unit("llvm") == vector_unit("cuda") == MODELLED_UNIT  # nothing to ask LLVM about
+    assert vector_unit("llvm-host") == MODELLED_UNIT  # its -fma switches AVX-512 off, on any x86-64 CPU
+    on_avx512 = platform.machine() == "x86_64" and "avx512f" in _cpu_flags()
+    assert vector_unit("llvm-native") == (AVX512_UNIT if on_avx512 else MODELLED_UNIT)
+    assert vector_unit(targets.resolve("llvm-native")) == vector_unit("llvm-native")  # a dict names it too
+
+
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="reads x86-64 register names")
 def test_a_cpu_build_shows_its_assembly():
     text = build(load_program(MATMUL), "llvm", cache=False).source("asm")

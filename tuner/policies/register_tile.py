@@ -30,6 +30,7 @@ from leir.strategies.loop.loop_vectorization import MAX_VECTOR_EXTENT
 from leir.strategies.registry import get_strategy
 from tuner.cost import program_cost, register_accumulator
 from tuner.policies.base import strategy_steps
+from verifier.targets import vector_unit
 
 RECIPE = ("loop_unrolling", "loop_split", "loop_vectorization", "loop_reorder", "cache_read_write")
 
@@ -70,10 +71,11 @@ def _stage(program: Program, name: str, block: int) -> Iterator[AppliedStep]:
                           keep=lambda site: site.path[0] == block)
 
 
-def _holds_a_register_tile(program: Program, block: int) -> bool:
-    """Whether a statement of ``block`` accumulates into registers for a whole loop
+def _holds_a_register_tile(program: Program, block: int, target: str) -> bool:
+    """Whether a statement of ``block`` accumulates into ``target``'s registers for a whole loop
     (``tuner.cost.register_accumulator``): what the recipe is for."""
-    return any(register_accumulator(stmt.target, loops)
+    unit = vector_unit(target)
+    return any(register_accumulator(stmt.target, loops, unit)
                for _path, stmt, loops in item_statements(program.body.blocks[block]))
 
 
@@ -82,7 +84,7 @@ def _complete(program: Program, stage: int, block: int, target: str) -> Chain | 
     best: Chain | None = None
     for step in _stage(program, RECIPE[stage], block):
         if stage + 1 == len(RECIPE):
-            if not _holds_a_register_tile(step.after, block):
+            if not _holds_a_register_tile(step.after, block, target):
                 continue  # a staged row or column, not a tile: the generic lookahead's business
             found = Chain((step,), program_cost(step.after, target).total)
         else:

@@ -35,15 +35,14 @@ from leir.strategies.base import AppliedStep, Site
 from leir.strategies.engine import strategy_sites
 from leir.strategies.explore import PlannedStep, StepFailure, attempt
 from leir.strategies.registry import get_strategy
-from tuner.cost import MAX_SHARING_COPIES, CostBreakdown, program_cost
+from tuner.cost import CostBreakdown, max_sharing_copies, program_cost
 from tuner.policies.base import engine_steps, strategy_steps
 from tuner.policies.register_tile import RECIPE, Chain, register_tile_chains, step_key
 from tuner.proposals import Proposal, SearchContext
+from verifier.targets import vector_unit
 
 #: Widest vector loop ``loop_vectorization`` takes (its ``MAX_VECTOR_EXTENT``).
 MAX_VECTOR_EXTENT = 16
-#: The rows of a register tile: the most unrolled copies that share a load (``tuner.cost.shared_load``).
-REGISTER_TILE_COPIES = MAX_SHARING_COPIES
 #: The follow-ups a chain still tries after a first follow-up that saves by itself (``_best_follow_up``).
 REGISTER_TILE_FOLLOW_UPS = frozenset({"loop_unrolling"})
 #: A step is worth the state its follow-ups reach, counted 1/LOOKAHEAD_DISCOUNT dearer per step away.
@@ -75,17 +74,17 @@ STREAMING_FOLLOW_UPS = frozenset({"compute_inline"})
 ALWAYS_TRIED = ("loop_split", "layout_transformation")
 
 
-def _always_tried(strategy: str, site: Site) -> list[dict]:
+def _always_tried(strategy: str, site: Site, tile_rows: int) -> list[dict]:
     """Parameters worth trying at every site whatever the seeded sample drew: for ``loop_split`` the
     inner extent that fills a vector register (the largest divisor up to ``MAX_VECTOR_EXTENT``) and the
-    one whose unrolled copies fit the registers (the largest up to ``REGISTER_TILE_COPIES``: the rows of
-    a register tile), for ``layout_transformation`` every transpose (what lets a reorder make a strided
-    operand contiguous)."""
+    one whose unrolled copies fit the registers (the largest up to ``tile_rows``, the target's
+    ``tuner.cost.max_sharing_copies``: the rows of a register tile), for ``layout_transformation`` every
+    transpose (what lets a reorder make a strided operand contiguous)."""
     values = [v for spec in site.params for v in spec.values]
     if strategy == "loop_split":
         factors = [v for v in values if isinstance(v, int) and v >= 2]
         wanted = {max((f for f in factors if f <= limit), default=None)
-                  for limit in (MAX_VECTOR_EXTENT, REGISTER_TILE_COPIES)}
+                  for limit in (MAX_VECTOR_EXTENT, tile_rows)}
         return [{"factor": f} for f in sorted(f for f in wanted if f is not None)]
     if strategy == "layout_transformation":
         return [{"layout": v} for v in values if isinstance(v, str) and v.startswith("transpose:")]
@@ -176,11 +175,12 @@ class RulePolicy:
         steps = list(engine_steps(program, state_hash, seed=self.seed, params_per_site=self.params_per_site,
                                   strategies=self.strategies))
         have = {(s.strategy, s.site.key, tuple(sorted(s.params.items()))) for s in steps}
+        tile_rows = max_sharing_copies(vector_unit(self.target))
         for name in ALWAYS_TRIED:
             if self.strategies is not None and name not in self.strategies:
                 continue
             def untried(site: Site, name: str = name) -> list[dict]:
-                return [params for params in _always_tried(name, site)
+                return [params for params in _always_tried(name, site, tile_rows)
                         if (name, site.key, tuple(sorted(params.items()))) not in have]
 
             steps.extend(strategy_steps(get_strategy(name), program, untried))
