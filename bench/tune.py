@@ -338,9 +338,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="per workload (verifications=N, policy_calls=N, seconds=S)")
     parser.add_argument("--width", type=int, default=2)
     parser.add_argument("--branch", type=int, default=4)
-    parser.add_argument("--max-depth", type=int, default=12,
-                        help="deepest state searched (default 12: a GEMM's register tile is nine steps from "
-                             "the source, and its weight transpose wants a parallel loop after them)")
+    parser.add_argument("--max-depth", type=int, default=16,
+                        help="deepest state searched (default 16: a GEMM's register tile is nine steps from "
+                             "the source, and after it the weight transpose and the epilogue still want "
+                             "their parallel loops)")
     parser.add_argument("--eager-ms", type=float, default=1.0)
     parser.add_argument("--shape-t", type=float, default=None, metavar="T",
                         help="run every workload at point T (0..1) of the default->paper path instead of "
