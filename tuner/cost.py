@@ -39,7 +39,7 @@ from leir.ast import (
     Var,
 )
 from leir.memo import IdentityMemo, memo_by_identity
-from verifier.targets import MODELLED_UNIT, VectorUnit, vector_unit
+from verifier.targets import MODELLED_UNIT, STACK_ALLOCA_BYTES, VectorUnit, vector_unit
 
 #: Cores a parallel loop can occupy (a common x86 server). The vector registers and their lanes come
 #: from the target (``verifier.targets.vector_unit``): AVX2's 16 of 8 f32 lanes unless it has AVX-512.
@@ -86,23 +86,6 @@ AUTO_VECTOR_MIN_EXTENT = 64
 #: time and 6.6 ms six rows at a time.
 L2_BYTES = 1024 * 1024
 L2_MISS_WEIGHT = 4.0
-#: The copies of an innermost unrolled loop share a load of what they all read only while each copy's
-#: own values (its accumulator and the operand it broadcasts, hoisted out of the loop around) fit beside
-#: the shared one in the target's vector registers (``VectorUnit.registers``): ``2*copies+1``.
-#: A local accumulator stays in registers only while the lowering puts it on the stack: under this many
-#: bytes per iteration of its block's leading loops (``verifier.lowering.STACK_ALLOCA_BYTES``, TVM's
-#: ``kMaxStackAlloca``; a 16x16 f32 tile is a workspace buffer, measured 2.6x slower than 12x16).
-STACK_ALLOCA_BYTES = 1024
-
-
-def max_sharing_copies(unit: VectorUnit = MODELLED_UNIT) -> int:
-    """The most unrolled copies that share a load without spilling (``2*copies+1 <= registers``): 7 on
-    AVX2, 15 on AVX-512."""
-    return (unit.registers - 1) // 2
-
-
-#: The modelled AVX2 core's (``max_sharing_copies`` of ``MODELLED_UNIT``).
-MAX_SHARING_COPIES = max_sharing_copies()
 #: What the copies still share once they spill (measured: a 96x1664x1600 GEMM whose row loop was split
 #: by ``f`` and unrolled innermost ran 7.0 ms at f=4, 6.6 ms at 6, 9.7 ms at 8, 12 and 16, and 17.1 ms
 #: unsplit — about half the reuse survives the spills).
@@ -255,6 +238,14 @@ def unrolled_copies(loops: tuple[Loop, ...]) -> tuple[Loop, ...]:
     return tuple(lp for lp in loops[tile_start(loops):] if lp.kind == "U")
 
 
+def max_sharing_copies(unit: VectorUnit = MODELLED_UNIT) -> int:
+    """The most unrolled copies of an innermost loop that share a load without spilling: each copy's own
+    values (its accumulator and the operand it broadcasts, hoisted out of the loop around) must fit beside
+    the shared one in the target's vector registers, ``2*copies+1 <= registers``: 7 on AVX2, 15 on
+    AVX-512."""
+    return (unit.registers - 1) // 2
+
+
 def _tile_width(loops: tuple[Loop, ...], unit: VectorUnit) -> int:
     """Vector registers one copy of the tile holds: ``ceil(lanes / unit.f32_lanes)`` of its ``V`` loop."""
     return max((math.ceil(lp.extent / unit.f32_lanes) for lp in loops[tile_start(loops):] if lp.kind == "V"),
@@ -265,9 +256,10 @@ def register_accumulator(ref: TensorRef, loops: tuple[Loop, ...], unit: VectorUn
     """Whether a local (``l``) target stays in registers for the whole loop around the tile: it does not
     move with that loop (the reduction steps over it), it moves only with the tile's loops and those
     outside, the tile of it fits ``unit``'s vector registers and its bytes the stack
-    (``STACK_ALLOCA_BYTES``). The lowering allocates such a buffer per iteration of its block's leading
-    loops (a stack slot), so LLVM keeps it in registers instead of loading and storing it on every step
-    — the accumulator of a register-tiled matrix product."""
+    (``STACK_ALLOCA_BYTES``: a 16x16 f32 tile is a workspace buffer, measured 2.6x slower than 12x16).
+    The lowering allocates such a buffer per iteration of its block's leading loops (a stack slot), so
+    LLVM keeps it in registers instead of loading and storing it on every step — the accumulator of a
+    register-tiled matrix product."""
     start = tile_start(loops)
     if ref.scope != "l" or start == 0:
         return False
@@ -388,13 +380,16 @@ def _unit_stride(expr: Expr, var: str) -> bool:
     return False
 
 
-def access_weight(ref: TensorRef, loops: tuple[Loop, ...], shape: tuple[int, ...] | None) -> float:
+def access_weight(ref: TensorRef, loops: tuple[Loop, ...], shape: tuple[int, ...] | None, *,
+                  store: bool = False) -> float:
     """How dear one access of ``ref`` is, by how it moves along the innermost non-unit loop: invariant
-    (kept in a register), contiguous (a cache line serves many iterations) or strided (a line each).
+    (kept in a register), contiguous (a cache line serves many iterations) or strided (a line each;
+    ``STRIDED_STORE_WEIGHT`` for a ``store``).
 
     With the tensor's ``shape`` the stride is read from the row-major layout (``X[c,0]`` of an ``[n,1]``
     tensor moves one element per ``c``); with ``None``, only a unit step in the last index is contiguous.
     """
+    strided = STRIDED_STORE_WEIGHT if store else STRIDED_WEIGHT
     kept = loops[:innermost_kept(loops) + 1]
     inner = next((lp.var for lp in reversed(kept) if lp.extent > 1), None)
     if inner is None or not ref.indices:
@@ -408,8 +403,8 @@ def access_weight(ref: TensorRef, loops: tuple[Loop, ...], shape: tuple[int, ...
     if shape is not None and len(shape) == len(ref.indices) and all(n == 1 for n in shape[using[-1] + 1:]):
         step = stride_along(ref.indices, shape, inner)  # only unit dimensions follow: maybe contiguous
         if step is not None:
-            return INVARIANT_WEIGHT if step == 0 else 1.0 if abs(step) == 1 else STRIDED_WEIGHT
-    return STRIDED_WEIGHT
+            return INVARIANT_WEIGHT if step == 0 else 1.0 if abs(step) == 1 else strided
+    return strided
 
 
 def _auto_vectorisable(stmt: Assign, loops: tuple[Loop, ...], shapes: dict[str, tuple[int, ...]]) -> bool:
@@ -538,11 +533,9 @@ def _block_cost(program: Program, index: int, target: str, shapes: dict[str, tup
                 touched += DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT["r"] * INVARIANT_WEIGHT
                 continue
             share = 1.0 if r is stmt.target else shared_load(r, nest.loops, unit)
-            weight = access_weight(r, nest.loops, shape)
-            if r is stmt.target and weight == STRIDED_WEIGHT:
-                weight = STRIDED_STORE_WEIGHT
             touched += DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT.get(r.scope, 1.0) \
-                * weight * reread_weight(r, nest.loops) / share
+                * access_weight(r, nest.loops, shape, store=r is stmt.target) * reread_weight(r, nest.loops) \
+                / share
             if r.name not in streamed:
                 streamed[r.name] = streamed_bytes(r, shape)
         compute += iterations * expr_ops(stmt.value) / (parallel * vector)

@@ -98,6 +98,7 @@ from verifier import edge_ops, vector_math
 from verifier import targets as tg
 from verifier import tvm_adapter as tvm_a
 from verifier.errors import BuildError, GpuLimitError, LoweringError  # noqa: F401 - re-exported
+from verifier.targets import STACK_ALLOCA_BYTES
 
 
 @dataclass(frozen=True)
@@ -145,9 +146,6 @@ _FLOAT_WIDTH = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
 _FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
 _UNSIGNED = ("u8", "u16", "u32", "u64")
 _INT_WIDTH = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
-#: TVM keeps a CPU allocation of fewer bytes than this on the stack (``runtime::kMaxStackAlloca``); a
-#: larger one is a workspace call each time its scope is entered.
-STACK_ALLOCA_BYTES = 1024
 
 _RESERVED = set(keyword.kwlist) | {"range", "T", "main", "int", "float", "bool", "max", "min"}
 _INDEX_DTYPE = "int32"

@@ -39,6 +39,10 @@ TARGET_LABELS: dict[str, str] = {
     "llvm": "llvm (baseline x86-64)",
     "cuda": "cuda (a GPU worker)",
 }
+#: TVM keeps a CPU allocation of fewer bytes than this on the stack (``runtime::kMaxStackAlloca``); a
+#: larger one is a workspace call each time its scope is entered. The lowering places private copies by
+#: it and the tuner's cost model counts register accumulators by it.
+STACK_ALLOCA_BYTES = 1024
 #: What the tuner builds for unless told otherwise; dataset generation and verification keep ``llvm``.
 TUNING_TARGET = "llvm-host"
 #: Disabled on x86-64 for ``llvm-host``: a fused multiply-add rounds once where the baseline x86-64
@@ -55,10 +59,10 @@ def host_llvm() -> dict[str, Any]:
     off on x86-64: every operation then rounds exactly as in the baseline build — the same bits
     (``tests/verifier/test_targets.py`` checks it) — so verdicts do not depend on the CPU, only timings.
     """
-    import tvm
+    from verifier import tvm_adapter
 
     spec = dict(TARGETS["llvm"])
-    cpu = str(tvm.target.codegen.llvm_get_system_cpu())
+    cpu = tvm_adapter.system_cpu()
     if cpu and cpu != "generic":
         spec["mcpu"] = cpu
         if platform.machine().lower() in ("x86_64", "amd64"):
@@ -137,11 +141,9 @@ def _vector_unit(target_key: str) -> VectorUnit:
     spec = json.loads(target_key)
     if spec.get("kind") != "llvm" or "mcpu" not in spec:
         return MODELLED_UNIT  # baseline x86-64 or a GPU: nothing to ask LLVM
-    import tvm
+    from verifier import tvm_adapter
 
-    if tvm.target.codegen.target_has_features("avx512f", tvm.target.Target(spec)):
-        return AVX512_UNIT
-    return MODELLED_UNIT
+    return AVX512_UNIT if tvm_adapter.target_has_feature(spec, "avx512f") else MODELLED_UNIT
 
 
 def kind(target: str | dict[str, Any]) -> str:

@@ -57,6 +57,17 @@ def make_target(spec: dict[str, Any]) -> Any:
     return tvm.target.Target(dict(spec))
 
 
+def system_cpu() -> str:
+    """The CPU LLVM's host detection names (``znver5``, ``skylake-avx512``; ``generic`` when unknown)."""
+    return str(tvm.target.codegen.llvm_get_system_cpu())
+
+
+def target_has_feature(spec: dict[str, Any], feature: str) -> bool:
+    """Whether LLVM builds code for target ``spec`` with ``feature`` (``avx512f``): the CPU's features as
+    the target's ``mattr`` leaves them, including those switched off with another one."""
+    return bool(tvm.target.codegen.target_has_features(feature, make_target(spec)))
+
+
 def compile_module(mod: Module, target: dict[str, Any]) -> Executable:
     """``tvm.compile`` for a target dict; failures become ``AdapterError`` with TVM's message."""
     try:
