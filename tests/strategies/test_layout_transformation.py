@@ -1,4 +1,5 @@
-"""layout_transformation: an input read through a copy in another layout (transpose, fuse, flatten, split)."""
+"""layout_transformation: an input read through a copy in another layout (transpose, fuse, flatten, split,
+pack)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def _index(program, path, tensor):
     ("level1/layer_norm", (5, 0), "D", "fuse:0", (1024,)),
     ("level1/conv2d", (0, 0), "A", "flatten", (2 * 4 * 16 * 12,)),
     ("level1/conv2d", (0, 0), "D", "split:0:4", (2, 4, 4, 3, 3)),
+    ("level1/matmul", (0, 0), "C", "pack:1:16", (4, 64, 16)),
 ])
 def test_reads_a_workload_input_through_a_relaid_copy(workload_id, path, tensor, layout, new_shape):
     program = workload(workload_id)

@@ -26,6 +26,7 @@ def _site(program, tensor):
     ("level1/layer_norm", "J", "transpose:0,2", "J^{f32,g}_{c,a,tx}", (64, 16, 4)),
     ("level2/conv2d_groupnorm_silu", "F", "flatten", "F^{f32,g}_{((tx*4+f)*18+(c+g))*18+(d+h)}", (2592,)),
     ("level2/conv2d_groupnorm_silu", "J", "split:1:2", "J^{f32,g}_{tx,a//2,a%2}", (2, 2, 2)),
+    ("level1/layer_norm", "J", "pack:2:16", "J^{f32,g}_{c//16,tx,a,c%16}", (4, 4, 16, 16)),
     ("level1/softmax", "D", "split:0:2", None, None),
 ])
 def test_relayouts_an_intermediate_of_a_workload(workload_id, tensor, layout, fragment, shape):

@@ -26,7 +26,7 @@ class LayoutTransformation(Strategy):
     After (``C``, ``transpose:0,1``): ``B^{64}_{tx=0}L^{64}_{a=0}[E^{f32,g}_{a,tx}=C^{f32,g}_{tx,a};];B^{64}_{tx=0}L^{64}_{a=0}L^{64}_{c=0}[D^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+A^{f32,g}_{tx,c}*E^{f32,g}_{a,c};];``
 
     A new top-level block before the consumer copies the whole tensor into a fresh global buffer whose
-    subscripts are the layout map of the original ones (transpose, fuse, flatten, split); the statement's
+    subscripts are the layout map of the original ones (transpose, fuse, flatten, split, pack); the statement's
     references are rewritten through the same map. Precondition: the tensor is a known input, parameter or
     constant of rank ≥ 2 that the statement reads, with every subscript bounded and inside the tensor.
     Exact (E): the copy moves values bit for bit and the map is a bijection.
