@@ -71,23 +71,26 @@ STREAMING_FOLLOW_UPS = frozenset({"compute_inline"})
 
 
 #: Strategies with parameter values the policy always tries (``_always_tried``).
-ALWAYS_TRIED = ("loop_split", "layout_transformation")
+ALWAYS_TRIED = ("loop_split", "layout_transformation", "set_storage_layout")
 
 
 def _always_tried(strategy: str, site: Site, tile_rows: int) -> list[dict]:
     """Parameters worth trying at every site whatever the seeded sample drew: for ``loop_split`` the
     inner extent that fills a vector register (the largest divisor up to ``MAX_VECTOR_EXTENT``) and the
     one whose unrolled copies fit the registers (the largest up to ``tile_rows``, the target's
-    ``tuner.cost.max_sharing_copies``: the rows of a register tile), for ``layout_transformation`` every
-    transpose (what lets a reorder make a strided operand contiguous)."""
+    ``tuner.cost.max_sharing_copies``: the rows of a register tile); for the two layout strategies every
+    transpose (what lets a reorder make a strided operand contiguous) and every pack into panels of a
+    vector register's width (``pack:i:16``: what makes a register tile's operand one stream)."""
     values = [v for spec in site.params for v in spec.values]
     if strategy == "loop_split":
         factors = [v for v in values if isinstance(v, int) and v >= 2]
         wanted = {max((f for f in factors if f <= limit), default=None)
                   for limit in (MAX_VECTOR_EXTENT, tile_rows)}
         return [{"factor": f} for f in sorted(f for f in wanted if f is not None)]
-    if strategy == "layout_transformation":
-        return [{"layout": v} for v in values if isinstance(v, str) and v.startswith("transpose:")]
+    if strategy in ("layout_transformation", "set_storage_layout"):
+        panels = f":{MAX_VECTOR_EXTENT}"
+        return [{"layout": v} for v in values if isinstance(v, str)
+                and (v.startswith("transpose:") or (v.startswith("pack:") and v.endswith(panels)))]
     return []
 
 
