@@ -495,3 +495,24 @@ def test_an_on_chip_buffer_is_cheap_on_the_cpu_only_as_a_stack_slot():
     tile = load_program(_tile_over("D^{f32,g}_{e,c,f}", "B^{1600}_{bx=0}L^{256}_{a=0}"
                                    "[D^{f32,g}_{bx//16,a,bx%16}=W^{f32,g}_{bx,a};];"))
     assert stack_slots(tile.body.blocks[1], tensor_shapes(tile)) == frozenset({"H"})
+
+
+# two element-wise passes over 1 MiB, each under the frontend's serial ``tx`` loop
+TWO_PASSES = """input A: f32[16, 16384]
+input C: f32[16384]
+input E: f32[16384]
+output F: f32[16, 16384]
+---
+B^{16}_{tx=0}L^{16384}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}*C^{f32,g}_{a};];B^{16}_{tx=0}L^{16384}_{a=0}[F^{f32,g}_{tx,a}=D^{f32,g}_{tx,a}+E^{f32,g}_{a};];"""
+
+
+def test_a_fusion_is_scored_by_the_one_parallel_loop_it_enables():
+    # binding either pass alone saves more than fusing them, but the fused block bound once beats both
+    # passes bound: the fusion ranks first, and says what it enables
+    proposals = RulePolicy(seed=0).propose(load_program(TWO_PASSES), SearchContext())
+    first = proposals[0]
+    assert first.strategy == "operator_fusion" and first.enables and "enables" in first.rationale
+    binding = next(p for p in proposals if p.strategy == "loop_binding")
+    assert first.score > binding.score
+    fused_bound = RulePolicy(seed=0).propose(first.step.after, SearchContext())
+    assert fused_bound[0].strategy in ("loop_binding", "loop_parallelization")

@@ -54,6 +54,9 @@ FOLLOW_UPS: dict[str, tuple[str, ...]] = {
     "loop_tiling": ("loop_vectorization", "loop_parallelization"),
     "loop_reorder": ("loop_reorder", "loop_parallelization", "loop_vectorization", "compute_inline",
                      "loop_unrolling"),
+    # a fusion saves a pass through memory and leaves one parallel loop to take where there were two:
+    # binding each block first (the larger single step) puts the fusion last, where a budget may not reach
+    "operator_fusion": ("loop_binding", "loop_parallelization"),
 }
 #: Strategies whose steps look two follow-ups ahead: a split is typically two steps from its payoff
 #: (split, move the outer loop out, make it parallel); the rest look one ahead.
@@ -92,6 +95,13 @@ def _always_tried(strategy: str, site: Site, tile_rows: int) -> list[dict]:
         return [{"layout": v} for v in values if isinstance(v, str)
                 and (v.startswith("transpose:") or (v.startswith("pack:") and v.endswith(panels)))]
     return []
+
+
+def _probe_value(values: tuple) -> object:
+    """The parameter value a lookahead tries: the largest integer (the widest split, vector or unroll), or
+    the first of named choices (a binding's axis: on the CPU every block axis runs the same)."""
+    numbers = [v for v in values if isinstance(v, int)]
+    return max(numbers) if numbers else values[0]
 
 
 def _follow_up_names(strategy: str, steps: int) -> set[str]:
@@ -229,8 +239,7 @@ class RulePolicy:
                     continue
                 if not _hot(after_cost, name, blocks):
                     continue
-                params = {spec.name: max(v for v in spec.values if isinstance(v, int))
-                          for spec in site.params if any(isinstance(v, int) for v in spec.values)}
+                params = {spec.name: _probe_value(spec.values) for spec in site.params if spec.values}
                 outcome = attempt(program, PlannedStep(follow_up, index, site, params))
                 if isinstance(outcome, StepFailure):
                     continue
