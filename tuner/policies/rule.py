@@ -97,13 +97,6 @@ def _always_tried(strategy: str, site: Site, tile_rows: int) -> list[dict]:
     return []
 
 
-def _probe_value(values: tuple) -> object:
-    """The parameter value a lookahead tries: the largest integer (the widest split, vector or unroll), or
-    the first of named choices (a binding's axis: on the CPU every block axis runs the same)."""
-    numbers = [v for v in values if isinstance(v, int)]
-    return max(numbers) if numbers else values[0]
-
-
 def _follow_up_names(strategy: str, steps: int) -> set[str]:
     """The strategies a chain of ``steps`` follow-ups after a ``strategy`` step may use: a step enables
     only what none of them reaches alone (a split is no enabler of an unroll the state already allows)."""
@@ -239,7 +232,10 @@ class RulePolicy:
                     continue
                 if not _hot(after_cost, name, blocks):
                     continue
-                params = {spec.name: _probe_value(spec.values) for spec in site.params if spec.values}
+                # the widest split, vector or unroll; a named choice the engine fills with its first value
+                # (a binding's axis: on the CPU every block axis runs the same)
+                params = {spec.name: max(v for v in spec.values if isinstance(v, int))
+                          for spec in site.params if any(isinstance(v, int) for v in spec.values)}
                 outcome = attempt(program, PlannedStep(follow_up, index, site, params))
                 if isinstance(outcome, StepFailure):
                     continue
