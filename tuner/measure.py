@@ -5,6 +5,13 @@ program, so the state, its parent and the source are built and timed in the same
 fresh inputs, and ``speedup_vs_source`` — the search's reward — compares like with like. Acceptance is the
 dataset's rule (``records.verification_json``): ``equal_pass`` for exact steps, ``pass`` for the others.
 
+On a target that fuses multiply-adds (``llvm-native``) an exact step can match its parent only within the
+tolerance because LLVM contracted a product into the sum that now sits in the same statement, not because
+the step changed any arithmetic. Such a step is judged once more on the target's contraction-free twin
+(``verifier.targets.contraction_free_twin``, no timing): it is accepted when it is bitwise equal to its
+parent there, and the record says so (``result["exactness_check"]``) while its outcome stays the timed
+build's ``pass``. Without this, every fusion of ``x*w`` into ``+ b`` is lost to the search on that target.
+
 The warm worker reuses what a child shares with its siblings (``verifier.reuse``: the parent's and the
 source's kernels, the parent's outputs and error bound on the same inputs) — the same verification, less
 work. ``reuse_timings=True`` also reuses the parent's and the source's timings from the first job that
@@ -20,6 +27,7 @@ from typing import Any
 from leir.ast import Program
 from leir.strategies.base import Exactness
 from leir.strategies.records import verification_json
+from verifier.targets import contraction_free_twin
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,8 @@ class Measurer:
         self.pool = WorkerPool(workers, warm_modules=WARM_MODULES, timeout=DEFAULT_TIMEOUT_S,
                                memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB)
         self.cache = cache_mod.ResultCache(cache_dir) if cache else False
+        #: Where an exact step's equal pass is judged when ``target`` contracts multiply-adds.
+        self.exact_twin = contraction_free_twin(target)
         self.count = 0
 
     def settings(self) -> dict[str, Any]:
@@ -69,12 +79,31 @@ class Measurer:
                         min_repeat_ms=self.min_repeat_ms, reuse=self.reuse,
                         reuse_timings=self.reuse_timings).to_json()
         verification = verification_json(result, exactness)
+        if _contraction_may_explain(verification) and self.exact_twin is not None:
+            self._judge_on_twin(verification, after, before)
         return Measurement(verification["accepted"], _number(result.get("speedup_vs_source")),
                            _median(result.get("timing")), verification,
                            _median(result.get("source_timing")))
 
+    def _judge_on_twin(self, verification: dict[str, Any], after: Program, before: Program) -> None:
+        """Accept an exact step that is bitwise equal to its parent on ``exact_twin`` (module docstring)."""
+        from verifier.verify import verify
+
+        twin = verify(after, parent=before, target=self.exact_twin, reference="parent", pool=self.pool,
+                      cache=self.cache, reuse=self.reuse).to_json()
+        verification["result"]["exactness_check"] = {
+            "target": self.exact_twin, "outcome": twin.get("outcome"),
+            "max_abs_error": twin.get("max_abs_error"), "error": twin.get("error")}
+        verification["accepted"] = twin.get("outcome") == "equal_pass"
+
     def close(self) -> None:
         self.pool.close()
+
+
+def _contraction_may_explain(verification: Mapping[str, Any]) -> bool:
+    """An exact step that ran, honoured its loops and matched within the tolerance, but not bit for bit."""
+    return (not verification["accepted"] and verification["required"] == "equal_pass"
+            and verification["outcome"] == "pass" and not verification["unhonoured_loops"])
 
 
 def _number(value: Any) -> float | None:

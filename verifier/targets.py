@@ -91,6 +91,25 @@ def native_llvm() -> dict[str, Any]:
     return spec
 
 
+#: Each contracting target's twin without contraction: the same CPU and vector width, but every product
+#: rounds before the add that uses it, as in the baseline build. A fused multiply-add rounds once, so on a
+#: contracting target an exact step that joins a product and its sum into one statement (an operator
+#: fusion of ``D = A*C`` into ``F = D + E``), or splits them, changes the last bit: what the step did is
+#: exact, what LLVM then did is not. Its twin is where such a step's equal pass is judged
+#: (``tuner.measure``) and where the source the tuning is credited against is timed (``bench/tune.py``).
+CONTRACTION_FREE_TWIN: dict[str, str] = {"llvm-native": TUNING_TARGET}
+
+
+def contraction_free_twin(target: str | dict[str, Any]) -> str | None:
+    """The name of ``target``'s twin without fused multiply-adds (``None``: ``target`` does not fuse them,
+    or has no twin). Only x86-64 ``llvm-host`` turns contraction off (``X86_NO_CONTRACTION``)."""
+    if not isinstance(target, str) or target not in CONTRACTION_FREE_TWIN:
+        return None
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return None
+    return CONTRACTION_FREE_TWIN[target]
+
+
 def resolve(target: str | dict[str, Any]) -> dict[str, Any]:
     """A target name (``llvm``, ``cuda``, ``cuda:sm_80``) or dict → a fresh target dict."""
     if isinstance(target, dict):
