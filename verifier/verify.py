@@ -413,6 +413,26 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
     return out
 
 
+def _timed_outputs_ok(spec: _JobSpec, reference, compared_with: str, timed_outputs: Mapping[str, np.ndarray],
+                      expected: Mapping[str, np.ndarray], fresh: Mapping[str, np.ndarray], notes: list[str],
+                      digest: str | None) -> bool:
+    """Whether the timed binary's outputs on the fresh inputs match the reference's.
+
+    Outputs identical to the reference's bit for bit match under any tolerance, so their error bound is
+    not evaluated: it only decides this check, and it runs the program through the interpreter, which on
+    a restructured nest (a local accumulator four loops deep, 16x512x14x14 average pooling) takes
+    minutes — a search spent its time budget there, not on candidates.
+    """
+    names = list(_output_dtypes(spec.program))
+    if all(k in timed_outputs and k in expected for k in names) and outputs_bitwise_equal(
+            {k: timed_outputs[k] for k in names}, {k: expected[k] for k in names}):
+        return True
+    trusted = _trusted_program(spec, reference, compared_with)
+    comparisons = bounded_compare(spec.program, trusted, timed_outputs, expected, fresh, notes=notes,
+                                  max_iterations=spec.max_bound_iterations, bound=_bound_fn(digest))
+    return all(c.ok for c in comparisons.values())
+
+
 @contextlib.contextmanager
 def _cpus_alone(spec: _JobSpec, out: dict[str, Any]) -> Iterator[None]:
     """Time with this host's CPUs to this job (``cpu_share``) on a CPU target; note it when they were not."""
@@ -464,11 +484,8 @@ def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dic
     if expected is None and parent_kernel is not None:
         expected = _outputs(parent_kernel, spec.parent, spec.target, fresh, digest)
     if expected is not None:
-        trusted = _trusted_program(spec, reference, compared_with)
-        comparisons = bounded_compare(spec.program, trusted, timed_outputs, expected, fresh,
-                                      notes=out["notes"], max_iterations=spec.max_bound_iterations,
-                                      bound=_bound_fn(digest))
-        out["timed_output_ok"] = all(c.ok for c in comparisons.values())
+        out["timed_output_ok"] = _timed_outputs_ok(spec, reference, compared_with, timed_outputs, expected,
+                                                   fresh, out["notes"], digest)
         if not out["timed_output_ok"]:
             out["outcome"] = Outcome.FAIL.value
             out["notes"].append("the timed binary's output on the fresh inputs did not match the reference")
