@@ -1,10 +1,11 @@
 """Tuning with RulePolicy: speedup over the source program, fast_1 against PyTorch eager, GEMM GFLOP/s.
 
 Usage: ``python bench/tune.py [--per-level K] [--budget verifications=N,seconds=S] [--width W]
-[--eager-ms M]`` (the budget is per workload; the default, 64 verifications or 480 s, bounds an
-eight-workload run by about 80 minutes even where one verification of a large shape takes most of a
-minute, and leaves a GEMM's search room for the ten steps to a register tile: 44 verifications on
-level2/gemm_scale).
+[--eager-ms M]`` (the budget is per workload; the default, 128 verifications or 480 s, ends a search
+whose candidates are cheap by its count and one whose candidates take most of a minute by its clock, so
+an eight-workload run takes about an hour; at 64 a cheap search ran out of candidates half-way through
+its time: level1/cosine_similarity_loss stopped at depth 7 after 114 s, 18.6x, and reached depth 12,
+21.0x, in 212 s with 128; level2/gemm_scale used its 64 in 280 s).
 
 For a deterministic sample of ``K`` workloads per level (every n-th id of the sorted suite):
 
@@ -335,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levels", default="1,2")
     parser.add_argument("--per-level", type=int, default=4)
     parser.add_argument("--only", action="append", help="workload id(s) instead of the sample")
-    parser.add_argument("--budget", default="verifications=64,seconds=480",
+    parser.add_argument("--budget", default="verifications=128,seconds=480",
                         help="per workload (verifications=N, policy_calls=N, seconds=S)")
     parser.add_argument("--width", type=int, default=2)
     parser.add_argument("--branch", type=int, default=4)
