@@ -516,3 +516,50 @@ def test_a_fusion_is_scored_by_the_one_parallel_loop_it_enables():
     assert first.score > binding.score
     fused_bound = RulePolicy(seed=0).propose(first.step.after, SearchContext())
     assert fused_bound[0].strategy in ("loop_binding", "loop_parallelization")
+
+
+# A 3-D convolution's nest, eight loops deep, with the frontend's serial ``B^{..}_{tx}`` outer loop.
+CONV3D = """input A: f32[4, 3, 10, 10, 10]
+input D: f32[6, 3, 3, 3, 3]
+output C: f32[4, 6, 8, 8, 8]
+---
+B^{4}_{tx=0}L^{6}_{a=0}L^{8}_{c=0}L^{8}_{d=0}L^{8}_{f=0}L^{3}_{g=0}L^{3}_{h=0}L^{3}_{i=0}L^{3}_{j=0}[C^{f32,g}_{tx,a,c,d,f}=C^{f32,g}_{tx,a,c,d,f}+A^{f32,g}_{tx,g,c+h,d+i,f+j}*D^{f32,g}_{a,g,h,i,j};];"""
+
+
+def test_a_splits_lookahead_tries_only_the_loops_its_chain_touches(monkeypatch):
+    from tuner.policies import rule
+
+    program = load_program(CONV3D)
+    attempts = {"n": 0}
+    real_attempt = rule.attempt
+
+    def counted(*args, **kwargs):
+        attempts["n"] += 1
+        return real_attempt(*args, **kwargs)
+
+    def ranked() -> tuple[list, int]:
+        attempts["n"] = 0
+        proposals = RulePolicy(seed=0).propose(program, SearchContext())
+        return [(p.strategy, p.step.site.key, sorted(p.step.params.items()), p.score, p.rationale)
+                for p in proposals], attempts["n"]
+
+    monkeypatch.setattr(rule, "attempt", counted)
+    focused, focused_attempts = ranked()
+    monkeypatch.setattr(rule, "_split_loops", lambda step: None)  # every loop, as before the focus
+    every, every_attempts = ranked()
+    # a follow-up at a loop the chain did not touch is open without the split, so it never made the
+    # split enabling: the ranking, scores and rationales are the same, for a fraction of the attempts
+    assert focused == every
+    assert any("enables" in rationale for *_, rationale in focused)
+    assert focused_attempts * 2 < every_attempts
+
+
+def test_split_loops_are_the_split_loop_and_the_one_it_adds():
+    from tuner.policies.rule import _split_loops
+
+    program = load_program(CONV3D)
+    step = next(s for s in RulePolicy(seed=0)._steps(program, "conv")
+                if s.strategy == "loop_split" and s.site.get("loop") == "f")
+    made = _split_loops(step)
+    assert "f" in made and len(made) == 2
+    assert not made & {"tx", "a", "c", "d", "g", "h", "i", "j"}

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import MutableMapping
 
+from leir.analysis import loop_vars_in
 from leir.ast import Program
 from leir.program import program_hash
 from leir.strategies.base import AppliedStep, Site
@@ -119,6 +120,17 @@ def _blocks_of(strategy: str, site: Site) -> tuple[int, ...]:
     return (first, first + 1) if strategy == "compute_inline" else (first,)
 
 
+def _site_loops(site: Site) -> frozenset[str]:
+    """The loop variables a loop step's site names (``loop``, or ``inner`` and ``outer``)."""
+    return frozenset(value for key, value in site.detail if key in ("loop", "inner", "outer")
+                     and isinstance(value, str))
+
+
+def _split_loops(step: AppliedStep) -> frozenset[str]:
+    """The loops a ``loop_split`` made: the split loop and the fresh loop it added."""
+    return _site_loops(step.site) | (loop_vars_in(step.after) - loop_vars_in(step.before))
+
+
 def _hot(cost: CostBreakdown, follow_up: str, blocks: tuple[int, ...]) -> bool:
     """Whether a ``follow_up`` step at ``blocks`` is worth looking ahead to: one of them holds
     ``HOT_SHARE`` of what that strategy can change — the whole cost for an inline (it removes a large
@@ -193,12 +205,16 @@ class RulePolicy:
         return steps
 
     def _best_follow_up(self, step: AppliedStep, depth: int = 1, only: frozenset[str] | None = None,
-                        ) -> tuple[float, int, tuple[int, ...]] | None:
-        """``_reach`` after ``step``: at the step's own block, or at any hot block when it added blocks."""
-        return self._reach(step.after, step.strategy, _own_block(step), depth, only)
+                        focus: frozenset[str] | None = None) -> tuple[float, int, tuple[int, ...]] | None:
+        """``_reach`` after ``step``: at the step's own block, or at any hot block when it added blocks.
+        After a ``loop_split`` the chain works at the loops the split made (``_split_loops``)."""
+        if focus is None and step.strategy == "loop_split":
+            focus = _split_loops(step)
+        return self._reach(step.after, step.strategy, _own_block(step), depth, only, focus)
 
     def _reach(self, program: Program, strategy: str, block: int | None, depth: int = 1,
-               only: frozenset[str] | None = None) -> tuple[float, int, tuple[int, ...]] | None:
+               only: frozenset[str] | None = None, focus: frozenset[str] | None = None,
+               ) -> tuple[float, int, tuple[int, ...]] | None:
         """(lowest modelled cost, follow-ups taken, the blocks the first follow-up changes) that the
         ``FOLLOW_UPS`` of a ``strategy`` step reach from ``program``: one step, or with ``depth`` 2 also
         a second after a first that saves nothing alone (a split, then the reorder that moves its outer
@@ -214,6 +230,11 @@ class RulePolicy:
         (``only``): a split whose inner loop a reorder moves innermost pays through the unroll that
         shares loads between its copies, while a reorder or a parallel loop the state allows anyway must
         not make the split look enabling.
+
+        With ``focus`` (the loops a split made, and those each follow-up of the chain moved) only
+        follow-ups at one of those loops are tried: one elsewhere is open without the step, so it is
+        what the step enables only through a loop the chain touched. On a nine-deep nest (conv3d) that
+        is what keeps a policy call from trying every pair of loops twice over.
         """
         after_cost = program_cost(program, self.target)
         best: tuple[float, int, tuple[int, ...]] | None = None
@@ -232,6 +253,9 @@ class RulePolicy:
                     continue
                 if not _hot(after_cost, name, blocks):
                     continue
+                loops = _site_loops(site)
+                if focus is not None and loops and not loops & focus:
+                    continue
                 # the widest split, vector or unroll; a named choice the engine fills with its first value
                 # (a binding's axis: on the CPU every block axis runs the same)
                 params = {spec.name: max(v for v in spec.values if isinstance(v, int))
@@ -243,7 +267,8 @@ class RulePolicy:
                 if depth > 1 and name in FOLLOW_UPS:
                     saves = found[0] < after_cost.total * (1 - ENABLE_MARGIN)
                     deeper = self._best_follow_up(outcome, depth - 1,
-                                                  REGISTER_TILE_FOLLOW_UPS if saves else None)
+                                                  REGISTER_TILE_FOLLOW_UPS if saves else None,
+                                                  None if focus is None else focus | loops)
                     if deeper is not None and deeper[0] < found[0]:
                         found = (deeper[0], deeper[1] + 1, blocks)
                 if best is None or found < best:
