@@ -518,7 +518,7 @@ def test_a_fusion_is_scored_by_the_one_parallel_loop_it_enables():
     assert fused_bound[0].strategy in ("loop_binding", "loop_parallelization")
 
 
-# A 3-D convolution's nest, eight loops deep, with the frontend's serial ``B^{..}_{tx}`` outer loop.
+# A 3-D convolution's nest, nine loops deep, with the frontend's serial ``B^{..}_{tx}`` outer loop.
 CONV3D = """input A: f32[4, 3, 10, 10, 10]
 input D: f32[6, 3, 3, 3, 3]
 output C: f32[4, 6, 8, 8, 8]

@@ -122,8 +122,7 @@ def _blocks_of(strategy: str, site: Site) -> tuple[int, ...]:
 
 def _site_loops(site: Site) -> frozenset[str]:
     """The loop variables a loop step's site names (``loop``, or ``inner`` and ``outer``)."""
-    return frozenset(value for key, value in site.detail if key in ("loop", "inner", "outer")
-                     and isinstance(value, str))
+    return frozenset(var for key in ("loop", "inner", "outer") if (var := site.get(key)))
 
 
 def _split_loops(step: AppliedStep) -> frozenset[str]:
