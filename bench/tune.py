@@ -241,7 +241,7 @@ def machine_peaks(repeats: int = 5) -> dict:
     """This machine's read bandwidth (a ``torch.sum`` over a working set of each ``READ_PROBE_MIB`` size)
     and GEMM rate (a 2048³ ``torch.matmul``, MKL/oneDNN on every core), timed as eager is
     (``verifier.timing.time_callable``): the roofline a ceiling is computed from. ``read_gb_s`` is the
-    largest working set's reading, ``read_gb_s_at`` every size's (keyed by bytes, a string for JSON)."""
+    largest working set's reading, ``read_gb_s_at`` every size's (keyed by bytes)."""
     import torch
 
     from verifier.cpu_share import alone
@@ -255,10 +255,10 @@ def machine_peaks(repeats: int = 5) -> dict:
              for size in (mib * 2**20 for mib in READ_PROBE_MIB)}
     a = torch.randn(2048, 2048)
     with alone():
-        reads = {str(size): largest / time_callable(view.sum, repeats=repeats).median / 1e9
+        reads = {size: largest / time_callable(view.sum, repeats=repeats).median / 1e9
                  for size, view in views.items()}
         gemm = time_callable(lambda: a @ a, repeats=repeats).median
-    return {"read_gb_s": reads[str(largest)], "read_gb_s_at": reads,
+    return {"read_gb_s": reads[largest], "read_gb_s_at": reads,
             "gflop_s": 2 * 2048 ** 3 / gemm / 1e9, "threads": float(torch.get_num_threads())}
 
 
@@ -268,20 +268,16 @@ def best_peaks(readings: list[dict]) -> dict:
     gain: divided by a low reading it is exceeded by tuned rows, so the run takes readings before and after
     and keeps the best of each."""
     best: dict = {key: max(r[key] for r in readings) for key in readings[0] if key != "read_gb_s_at"}
-    ladders = [r["read_gb_s_at"] for r in readings if r.get("read_gb_s_at")]
-    if ladders:
-        best["read_gb_s_at"] = {size: max(ladder.get(size, 0.0) for ladder in ladders)
-                                for size in ladders[0]}
+    best["read_gb_s_at"] = {size: max(r["read_gb_s_at"][size] for r in readings)
+                            for size in readings[0]["read_gb_s_at"]}
     return best
 
 
 def bandwidth_for(nbytes: int, peaks: dict) -> float:
     """The most bandwidth a working set of ``nbytes`` can be read at here: the best reading at any probed
     size up to ``nbytes`` (a smaller set sits in a faster cache, so this bounds the rate from above), or
-    the smallest probe's when ``nbytes`` is below every probe; ``read_gb_s`` without a ladder."""
-    ladder = {int(size): rate for size, rate in (peaks.get("read_gb_s_at") or {}).items()}
-    if not ladder:
-        return peaks["read_gb_s"]
+    the smallest probe's when ``nbytes`` is below every probe."""
+    ladder = peaks["read_gb_s_at"]
     fitting = [rate for size, rate in ladder.items() if size <= nbytes]
     return max(fitting) if fitting else ladder[min(ladder)]
 
@@ -312,7 +308,7 @@ def geomean(values: list[float]) -> float | None:
     return math.exp(sum(map(math.log, values)) / len(values)) if values else None
 
 
-def report(rows: list[dict], args, earlier_peaks: list[dict[str, float]] = ()) -> None:
+def report(rows: list[dict], args, earlier_peaks: list[dict] = ()) -> None:
     def fmt(v, spec=".3g"):
         return "-" if v is None else format(v, spec)
 
@@ -329,11 +325,10 @@ def report(rows: list[dict], args, earlier_peaks: list[dict[str, float]] = ()) -
     print(f"this machine: read {peaks['read_gb_s']:.3g} GB/s, GEMM {peaks['gflop_s']:.3g} GFLOP/s "
           f"({peaks['threads']:.0f} threads; the best of the readings {seen}, taken before and after the "
           "run); 'ceiling' = source time / the least time any kernel needs here")
-    if peaks.get("read_gb_s_at"):
-        ladder = ", ".join(f"{int(size) // 2**20} MiB {rate:.3g}" for size, rate in
-                           sorted(peaks["read_gb_s_at"].items(), key=lambda item: int(item[0])))
-        print(f"read GB/s by working-set size ({ladder}): a row's memory floor reads its input, parameter "
-              "and output bytes at the best rate of a size up to theirs")
+    ladder = ", ".join(f"{size // 2**20} MiB {rate:.3g}"
+                       for size, rate in sorted(peaks["read_gb_s_at"].items()))
+    print(f"read GB/s by working-set size ({ladder}): a row's memory floor reads its input, parameter "
+          "and output bytes at the best rate of a size up to theirs")
     print("'search': the best state's speedup as the search measured it (no PyTorch in those jobs); "
           "'vs src' and 'vs eager': the final check, kernel and source interleaved, then eager, in one job "
           "(of the final jobs, the one with the median 'vs src')")

@@ -8,6 +8,7 @@ import importlib.util
 from pathlib import Path
 from types import SimpleNamespace
 
+MIB = 2**20
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "tune.py"
 
 
@@ -65,9 +66,10 @@ def test_the_speedup_is_over_the_faster_build_of_the_source():
 
 def test_the_roofline_takes_the_best_of_each_peak_reading():
     bench = _bench()
-    low = {"read_gb_s": 53.5, "gflop_s": 231.0, "threads": 2.0}
-    high = {"read_gb_s": 86.8, "gflop_s": 222.0, "threads": 2.0}
-    assert bench.best_peaks([low, high]) == {"read_gb_s": 86.8, "gflop_s": 231.0, "threads": 2.0}
+    low = {"read_gb_s": 53.5, "read_gb_s_at": {256 * MIB: 53.5}, "gflop_s": 231.0, "threads": 2.0}
+    high = {"read_gb_s": 86.8, "read_gb_s_at": {256 * MIB: 86.8}, "gflop_s": 222.0, "threads": 2.0}
+    assert bench.best_peaks([low, high]) == {"read_gb_s": 86.8, "read_gb_s_at": {256 * MIB: 86.8},
+                                             "gflop_s": 231.0, "threads": 2.0}
     # a memory-bound row: 1 GB at the best bandwidth, against a 100 ms source
     row = {"compulsory_bytes": 10**9, "flops": 10**6, "source_ms": 100.0}
     bench.add_roofline(row, bench.best_peaks([low, high]))
@@ -75,12 +77,9 @@ def test_the_roofline_takes_the_best_of_each_peak_reading():
     assert round(row["ceiling"], 3) == round(100.0 / (1e3 / 86.8), 3)
 
 
-MIB = 2**20
 #: A ladder like one run's: caches read far faster than DRAM's 256 MiB reading.
-LADDER_LOW = {str(MIB): 110.0, str(4 * MIB): 95.0, str(16 * MIB): 70.0, str(64 * MIB): 35.0,
-              str(256 * MIB): 32.0}
-LADDER_HIGH = {str(MIB): 100.0, str(4 * MIB): 120.0, str(16 * MIB): 60.0, str(64 * MIB): 40.0,
-               str(256 * MIB): 31.0}
+LADDER_LOW = {MIB: 110.0, 4 * MIB: 95.0, 16 * MIB: 70.0, 64 * MIB: 35.0, 256 * MIB: 32.0}
+LADDER_HIGH = {MIB: 100.0, 4 * MIB: 120.0, 16 * MIB: 60.0, 64 * MIB: 40.0, 256 * MIB: 31.0}
 
 
 def test_the_best_reading_is_kept_at_each_working_set_size():
@@ -89,8 +88,8 @@ def test_the_best_reading_is_kept_at_each_working_set_size():
     high = {"read_gb_s": 31.0, "read_gb_s_at": LADDER_HIGH, "gflop_s": 160.0, "threads": 2.0}
     best = bench.best_peaks([low, high])
     assert best["read_gb_s"] == 32.0 and best["gflop_s"] == 160.0
-    assert best["read_gb_s_at"] == {str(MIB): 110.0, str(4 * MIB): 120.0, str(16 * MIB): 70.0,
-                                    str(64 * MIB): 40.0, str(256 * MIB): 32.0}
+    assert best["read_gb_s_at"] == {MIB: 110.0, 4 * MIB: 120.0, 16 * MIB: 70.0, 64 * MIB: 40.0,
+                                    256 * MIB: 32.0}
 
 
 def test_a_working_set_is_read_at_the_best_rate_of_a_size_up_to_its_own():
@@ -100,30 +99,30 @@ def test_a_working_set_is_read_at_the_best_rate_of_a_size_up_to_its_own():
     assert bench.bandwidth_for(8 * MIB, peaks) == 110.0  # 1 and 4 MiB fit: the faster of the two
     assert bench.bandwidth_for(1 << 30, peaks) == 110.0  # every probe fits; none is slower than DRAM
     assert bench.bandwidth_for(8 * MIB, {"read_gb_s": 32.0, "read_gb_s_at": LADDER_HIGH}) == 120.0
-    assert bench.bandwidth_for(8 * MIB, {"read_gb_s": 32.0}) == 32.0  # a reading without a ladder
+    assert bench.bandwidth_for(8 * MIB, {"read_gb_s_at": {256 * MIB: 32.0}}) == 32.0  # DRAM's alone
 
 
 def test_a_cache_sized_row_gets_a_cache_sized_floor():
     bench = _bench()
-    peaks = {"read_gb_s": 32.0, "read_gb_s_at": {str(MIB): 110.0, str(256 * MIB): 32.0}, "gflop_s": 150.0}
+    peaks = {"read_gb_s": 32.0, "read_gb_s_at": {MIB: 110.0, 256 * MIB: 32.0}, "gflop_s": 150.0}
     small = {"compulsory_bytes": 8 * MIB, "flops": 10**6, "source_ms": 0.571}
     large = {"compulsory_bytes": 512 * MIB, "flops": 10**6, "source_ms": 100.0}
     bench.add_roofline(small, peaks)
-    bench.add_roofline(large, {**peaks, "read_gb_s_at": {str(256 * MIB): 32.0}})
+    bench.add_roofline(large, {**peaks, "read_gb_s_at": {256 * MIB: 32.0}})
     assert small["floor_gb_s"] == 110.0 and round(small["floor_ms"], 4) == round(8 * MIB / 110e6, 4)
     assert large["floor_gb_s"] == 32.0 and round(large["floor_ms"], 2) == round(512 * MIB / 32e6, 2)
     # the pooling row of one run: 3.2x over a 0.571 ms source, which DRAM's rate alone called impossible
     dram_only = {"compulsory_bytes": 8 * MIB, "flops": 10**6, "source_ms": 0.571}
-    bench.add_roofline(dram_only, {"read_gb_s": 32.0, "gflop_s": 150.0})
+    bench.add_roofline(dram_only, {"read_gb_s": 32.0, "read_gb_s_at": {256 * MIB: 32.0}, "gflop_s": 150.0})
     assert dram_only["ceiling"] < 3.2 < small["ceiling"]
 
 
 def test_the_machine_is_read_at_every_probed_size():
     bench = _bench()
     peaks = bench.machine_peaks(repeats=1)
-    assert sorted(map(int, peaks["read_gb_s_at"])) == [mib * MIB for mib in bench.READ_PROBE_MIB]
+    assert sorted(peaks["read_gb_s_at"]) == [mib * MIB for mib in bench.READ_PROBE_MIB]
     assert all(rate > 0 for rate in peaks["read_gb_s_at"].values())
-    assert peaks["read_gb_s"] == peaks["read_gb_s_at"][str(max(bench.READ_PROBE_MIB) * MIB)]
+    assert peaks["read_gb_s"] == peaks["read_gb_s_at"][max(bench.READ_PROBE_MIB) * MIB]
     assert peaks["gflop_s"] > 0
 
 
