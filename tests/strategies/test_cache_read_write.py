@@ -93,6 +93,21 @@ def test_a_write_cache_of_a_register_tile_takes_strided_outer_loops():
     _check(step)
 
 
+def test_a_local_tile_is_limited_per_copy_and_a_shared_one_by_all_its_copies():
+    """256 row blocks of a 6x16 accumulator: 384 bytes a copy, 98,304 bytes together. Each parallel
+    iteration holds its own local copy (the lowering keeps it on the stack), so the local cache is within
+    the 48 KB limit; a shared buffer holds every copy at once and is not."""
+    program = leir(TILED.replace("ROWS", "6").replace("STEP", "6").replace("B^{2}_{bx=0}", "B^{256}_{bx=0}")
+                   .replace("f32[12, 32]", "f32[1536, 32]"))
+    index, site = _site(program, "write", "C", at=2)
+    assert [spec.values for spec in site.params] == [("l",)]
+    with pytest.raises(InvalidParamsError):
+        apply_strategy(program, NAME, index, {"scope": "s"})
+    step = apply_strategy(program, NAME, index, {"scope": "l"})
+    assert program_info(step.after).tensors["D"].shape == (256, 6, 16)
+    _check(step)
+
+
 def test_refuses_a_write_cache_whose_outer_steps_overlap():
     # rows bx*3+d with d < 6: iterations bx=0 and bx=1 both write rows 3-5
     program = leir(TILED.replace("ROWS", "6").replace("STEP", "3").replace("f32[12, 32]", "f32[9, 32]"))

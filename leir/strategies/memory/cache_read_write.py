@@ -64,6 +64,20 @@ class Plan:
     def nbytes(self) -> int:
         return self.elements * DTYPE_BYTES[self.dtype]
 
+    @property
+    def copy_bytes(self) -> int:
+        """Bytes of one private copy: the staged region alone."""
+        total = DTYPE_BYTES[self.dtype]
+        for n in self.region:
+            total *= n
+        return total
+
+    def held_bytes(self, scope: str) -> int:
+        """What the limit judges: a local buffer is one array per thread or parallel iteration, so one
+        copy of it (a register tile's accumulator is small per copy however many iterations have one);
+        a shared buffer is every copy a block holds at once."""
+        return self.copy_bytes if scope == "l" else self.nbytes
+
 
 @register
 class CacheReadWrite(Strategy):
@@ -84,7 +98,9 @@ class CacheReadWrite(Strategy):
     wide as the inner loops sweep there, so iterations write disjoint regions (a plain ``C_{tx,...}``, or
     ``C_{bx*6+d,...}`` with ``d`` < 6: the row blocks of a register tile). Parallel and bound outer loops index the buffer, so
     each of their iterations has a private copy (a thread-bound loop not for ``l``, whose copies already are
-    per thread). Exact (E): values are copied bit for bit and the arithmetic is unchanged.
+    per thread). A staged region is at most ``MAX_CACHE_BYTES``: one copy of a local buffer (each thread
+    or parallel iteration holds its own), every copy of a shared one. Exact (E): values are copied bit
+    for bit and the arithmetic is unchanged.
     """
 
     number = 19
@@ -211,8 +227,9 @@ class CacheReadWrite(Strategy):
         buffer = fresh_tensor_names(program)[0]
         plan = Plan(buffer, ref.dtype, private, tuple(region), tuple(parts), outer, inner,
                     tuple(lp.var for lp in block.loops))
-        if plan.nbytes > MAX_CACHE_BYTES:
-            return f"the buffer would need {plan.nbytes} bytes (the limit is {MAX_CACHE_BYTES})"
+        if plan.held_bytes(scope) > MAX_CACHE_BYTES:
+            what = "each copy of the buffer" if scope == "l" else "the buffer"
+            return f"{what} would need {plan.held_bytes(scope)} bytes (the limit is {MAX_CACHE_BYTES})"
         if scope == "s":
             shared = sum(DTYPE_BYTES[t.dtype] * _numel(t.shape) for t in info.intermediates
                          if t.scope == "s" and (t.name in reads(block) or t.name in writes(block)))
