@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from leir.printer import canonical
 from leir.program import load_program
+from leir.strategies import apply_strategy, candidates
 from tuner.cost import AUTO_VECTOR_MIN_EXTENT, program_cost
 from tuner.policies import RulePolicy
 from tuner.policies.rule import spread
@@ -563,3 +564,42 @@ def test_split_loops_are_the_split_loop_and_the_one_it_adds():
     made = _split_loops(step)
     assert "f" in made and len(made) == 2
     assert not made & {"tx", "a", "c", "d", "g", "h", "i", "j"}
+
+
+def _rows_outer_tile(columns: int) -> str:
+    """Two 6-row blocks (``tx``) of a 6x16 tile over ``columns`` output columns of ``C = A @ G``, one
+    step before the write cache: the rows lead, so each row block reads the whole of ``G`` again."""
+    return (f"input A: f32[12, 512]\nparam G: f32[512, {columns}]\noutput C: f32[12, {columns}]\n---\n"
+            f"B^{{2}}_{{tx=0}}L^{{{columns // 16}}}_{{a=0}}L^{{512}}_{{c=0}}V^{{16}}_{{f=0}}U^{{6}}_{{d=0}}["
+            "C^{f32,g}_{tx*6+d,a*16+f}=C^{f32,g}_{tx*6+d,a*16+f}+A^{f32,g}_{tx*6+d,c}*G^{f32,g}_{c,a*16+f};];")
+
+
+def _site_index(program, strategy: str, key: str) -> int:
+    return next(i for i, site in enumerate(candidates(program, strategy)) if site.key == key)
+
+
+def test_a_tile_whose_weight_outgrows_l2_is_planned_panel_outer():
+    """A 2 MB weight read once per row block misses L2 every time: the recipe's last stage then swaps the
+    row blocks inward and binds the column panels (each parallel iteration streams one 32 KB panel past
+    both row blocks) before caching the tile; the end state verifies bit for bit. A 512 KB weight stays
+    in L2 and gets no such plan."""
+    from verifier.verify import verify
+
+    program = load_program(_rows_outer_tile(1024))
+    top = RulePolicy(seed=0, target="llvm-host").propose(program, SearchContext())[0]
+    assert (top.strategy, top.step.site.key) == ("loop_reorder", "0[inner=a,outer=tx]")
+    assert [(s.strategy, s.params) for s in top.then] == [("loop_binding", {"axis": "bx"}),
+                                                          ("cache_read_write", {"scope": "l"})]
+    end = top.then[-1].after
+    text = canonical(end.body)
+    assert text.startswith("B^{64}_{bx=0}B^{2}_{tx=0}[") and "D^{f32,l}_{bx,tx,d,f}" in text
+    bound = apply_strategy(program, "loop_binding", _site_index(program, "loop_binding", "0[loop=tx]"),
+                           {"axis": "bx"}).after
+    rows_outer = apply_strategy(bound, "cache_read_write", _site_index(
+        bound, "cache_read_write", "0.0[at=2,direction=write,tensor=C]"), {"scope": "l"}).after
+    assert canonical(rows_outer.body).startswith("B^{2}_{bx=0}L^{64}_{a=0}[")
+    assert program_cost(end, "llvm-host").total < program_cost(rows_outer, "llvm-host").total
+    result = verify(end, parent=program, target="llvm-host", cache=False)
+    assert result.outcome.value == "equal_pass", result.error
+    small = RulePolicy(seed=0, target="llvm-host").propose(load_program(_rows_outer_tile(256)), SearchContext())
+    assert not any(p.strategy == "loop_reorder" and p.then for p in small)

@@ -16,23 +16,36 @@ Measured on level2/gemm_scale (96x1664x1600, AMD EPYC, 2 cores): 10.7 ms with th
 with the tile. The generic lookahead would have to search every reorder and cache of every state three
 steps deep to see it; the recipe tries only its own stages, at one block, which keeps a policy call cheap.
 A state part-way along the recipe continues it from the stage it has reached.
+
+The last stage has a second form, the **panel order** (``PANEL``): before the cache, the tile's leading
+loop (a block of rows, which the weight operand does not index) swaps with the loop over the weight's
+column panels, and that loop is bound to a block axis, so each parallel iteration streams one panel of
+the weight (a few hundred KB, kept in L2) past every row block instead of streaming the whole weight
+once per row block. The model sees the difference as the weight's L2 misses (``tuner.cost.reread_weight``)
+and picks the cheaper form. Measured on level2/gemm_scale (96x1664x1600, AMD EPYC, 2 cores, the same
+job): 1.76-1.88 ms panel-outer against 1.85-2.86 ms rows-outer — the rows-outer kernel reads its 10.6 MB
+transposed weight eight times and slows by half whenever the shared L3 is busy, the panel-outer one
+does not.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from leir.analysis import item_statements
+from leir.analysis import item_statements, stmt_reads
 from leir.ast import Program
+from leir.gpu_limits import is_block_axis
 from leir.strategies.base import AppliedStep, Site
 from leir.strategies.loop.loop_vectorization import MAX_VECTOR_EXTENT
 from leir.strategies.registry import get_strategy
-from tuner.cost import program_cost, register_accumulator
+from tuner.cost import program_cost, register_accumulator, reread_weight
 from tuner.policies.base import strategy_steps
 from verifier.targets import vector_unit
 
 RECIPE = ("loop_unrolling", "loop_split", "loop_vectorization", "loop_reorder", "cache_read_write")
+#: The last stage's panel-order form: swap the leading loop with a panel loop, bind that, then cache.
+PANEL = ("loop_reorder", "loop_binding", "cache_read_write")
 
 
 @dataclass(frozen=True)
@@ -62,13 +75,51 @@ def _params(name: str, site: Site) -> list[dict]:
         return [{"factor": max(fitting)}] if fitting else []
     if name == "cache_read_write":
         return [{"scope": "l"}] if site.get("direction") == "write" else []
+    if name == "loop_binding":
+        axes = [v for spec in site.params for v in spec.values if isinstance(v, str) and is_block_axis(v)]
+        return [{"axis": axes[0]}] if axes else []
     return [{}]
 
 
-def _stage(program: Program, name: str, block: int) -> Iterator[AppliedStep]:
-    """Every step of recipe stage ``name`` at top-level block ``block`` of ``program``."""
+def _stage(program: Program, name: str, block: int,
+           where: Callable[[Site], bool] | None = None) -> Iterator[AppliedStep]:
+    """Every step of recipe stage ``name`` at top-level block ``block`` of ``program`` (at the sites
+    ``where`` admits, when given)."""
     return strategy_steps(get_strategy(name), program, lambda site: _params(name, site),
-                          keep=lambda site: site.path[0] == block)
+                          keep=lambda site: site.path[0] == block and (where is None or where(site)))
+
+
+def _rereads_past_l2(program: Program, block: int) -> bool:
+    """Whether a statement of ``block`` reads an operand again for every iteration of an outer loop over
+    more of it than L2 holds (what the panel order avoids)."""
+    statements = item_statements(program.body.blocks[block])
+    return any(reread_weight(ref, loops) > 1 for _path, stmt, loops in statements for ref in stmt_reads(stmt))
+
+
+def _panel_order(program: Program, block: int, target: str) -> Chain | None:
+    """The cheapest ``PANEL`` chain at ``block``: a reorder that moves the block's leading bound loop
+    (the row blocks, bound as the frontend binds a batch or row axis) inward, a block-axis binding of the
+    loop that took its place, and the write cache that makes the tile. Only from a bound leading loop: a
+    serial one there is a reorder's doing, which the panel reorder would merely undo. Only where an
+    operand is read again past L2 (``tuner.cost.reread_weight``): elsewhere the order changes nothing."""
+    loops = program.body.blocks[block].loops
+    if len(loops) < 2 or loops[0].kind != "B" or not _rereads_past_l2(program, block):
+        return None
+    best: Chain | None = None
+    for reorder in _stage(program, "loop_reorder", block, lambda site: site.get("outer") == loops[0].var):
+        lead = reorder.after.body.blocks[block].loops[0].var
+
+        def leading(site: Site, lead: str = lead) -> bool:
+            return site.get("loop") == lead
+
+        for bind in _stage(reorder.after, "loop_binding", block, leading):
+            for cache in _stage(bind.after, "cache_read_write", block):
+                if not _holds_a_register_tile(cache.after, block, target):
+                    continue
+                found = Chain((reorder, bind, cache), program_cost(cache.after, target).total)
+                if best is None or found.cost < best.cost:
+                    best = found
+    return best
 
 
 def _holds_a_register_tile(program: Program, block: int, target: str) -> bool:
@@ -81,9 +132,10 @@ def _holds_a_register_tile(program: Program, block: int, target: str) -> bool:
 
 def _complete(program: Program, stage: int, block: int, target: str) -> Chain | None:
     """The cheapest chain of the recipe's stages ``stage…`` from ``program`` at ``block``."""
-    best: Chain | None = None
+    last = stage + 1 == len(RECIPE)
+    best = _panel_order(program, block, target) if last else None
     for step in _stage(program, RECIPE[stage], block):
-        if stage + 1 == len(RECIPE):
+        if last:
             if not _holds_a_register_tile(step.after, block, target):
                 continue  # a staged row or column, not a tile: the generic lookahead's business
             found = Chain((step,), program_cost(step.after, target).total)
@@ -103,6 +155,8 @@ def register_tile_chains(program: Program, blocks: tuple[int, ...], target: str)
     for block in blocks:
         found = [chain for stage in range(len(RECIPE) - 1)
                  if (chain := _complete(program, stage, block, target)) is not None]
+        if (panel := _panel_order(program, block, target)) is not None:
+            found.append(panel)  # the last stage's panel form is three steps by itself
         if found:
             chains.append(min(found, key=lambda chain: (chain.cost, len(chain.steps))))
     return chains
