@@ -22,10 +22,9 @@ loop (a block of rows, which the weight operand does not index) swaps with the l
 column panels, and that loop is bound to a block axis, so each parallel iteration streams one panel of
 the weight (a few hundred KB, kept in L2) past every row block instead of streaming the whole weight
 once per row block. The model sees the difference as the weight's L2 misses (``tuner.cost.reread_weight``)
-and picks the cheaper form. Measured on level2/gemm_scale (96x1664x1600, AMD EPYC, 2 cores, the same
-job): 1.76-1.88 ms panel-outer against 1.85-2.86 ms rows-outer — the rows-outer kernel reads its 10.6 MB
-transposed weight eight times and slows by half whenever the shared L3 is busy, the panel-outer one
-does not.
+and picks the cheaper form. Measured on level2/gemm_scale (96x1664x1600, AMD EPYC, 2 cores, A/B jobs):
+panel-outer 1.76-1.88 ms in four readings, rows-outer 1.80-3.86 ms in eight — the rows-outer kernel
+reads its 10.6 MB transposed weight eight times through the L3 the VM shares, the panel-outer one once.
 """
 
 from __future__ import annotations
