@@ -17,7 +17,7 @@ with the tile. The generic lookahead would have to search every reorder and cach
 steps deep to see it; the recipe tries only its own stages, at one block, which keeps a policy call cheap.
 A state part-way along the recipe continues it from the stage it has reached.
 
-The last stage has a second form, the **panel order** (``PANEL``): before the cache, the tile's leading
+The last stage has a second form, the **panel order** (``_panel_order``): before the cache, the tile's leading
 loop (a block of rows, which the weight operand does not index) swaps with the loop over the weight's
 column panels, and that loop is bound to a block axis, so each parallel iteration streams one panel of
 the weight (a few hundred KB, kept in L2) past every row block instead of streaming the whole weight
@@ -43,8 +43,6 @@ from tuner.policies.base import strategy_steps
 from verifier.targets import vector_unit
 
 RECIPE = ("loop_unrolling", "loop_split", "loop_vectorization", "loop_reorder", "cache_read_write")
-#: The last stage's panel-order form: swap the leading loop with a panel loop, bind that, then cache.
-PANEL = ("loop_reorder", "loop_binding", "cache_read_write")
 
 
 @dataclass(frozen=True)
@@ -96,7 +94,7 @@ def _rereads_past_l2(program: Program, block: int) -> bool:
 
 
 def _panel_order(program: Program, block: int, target: str) -> Chain | None:
-    """The cheapest ``PANEL`` chain at ``block``: a reorder that moves the block's leading bound loop
+    """The cheapest panel-order chain at ``block``: a reorder that moves the block's leading bound loop
     (the row blocks, bound as the frontend binds a batch or row axis) inward, a block-axis binding of the
     loop that took its place, and the write cache that makes the tile. Only from a bound leading loop: a
     serial one there is a reorder's doing, which the panel reorder would merely undo. Only where an

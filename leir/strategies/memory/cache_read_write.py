@@ -65,12 +65,13 @@ class Plan:
         return self.elements * DTYPE_BYTES[self.dtype]
 
     @property
+    def region_elements(self) -> int:
+        """Elements of one private copy: the staged region alone."""
+        return _product(self.region)
+
+    @property
     def copy_bytes(self) -> int:
-        """Bytes of one private copy: the staged region alone."""
-        total = DTYPE_BYTES[self.dtype]
-        for n in self.region:
-            total *= n
-        return total
+        return self.region_elements * DTYPE_BYTES[self.dtype]
 
     def held_bytes(self, scope: str) -> int:
         """What the limit judges: a local buffer is one array per thread or parallel iteration, so one
@@ -314,7 +315,7 @@ class CacheReadWrite(Strategy):
         inner_iters = 1
         for lp in plan.inner:
             inner_iters *= lp.extent
-        region_elems = max(1, plan.elements // max(1, _product(lp.extent for lp in plan.private)))
+        region_elems = plan.region_elements
         accesses = inner_iters * uses
         reuse = accesses / region_elems
         outer_iters = _product(lp.extent for lp in plan.outer)
