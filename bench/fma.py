@@ -84,9 +84,9 @@ def rate(m: int, k: int, n: int, repeats: int) -> None:
 
 
 def survey(programs: int) -> None:
-    from leir.strategies.base import Exactness
-    from leir.strategies.explore import param_choices
-    from leir.strategies.registry import all_strategies
+    from dataset.planning import param_choices
+    from strategies.base import Exactness
+    from strategies.registry import all_strategies
     from tuner.policies.base import strategy_steps
     from verifier.build import build
     from verifier.inputs import make_inputs

@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from leir.frontend.loading import load_source  # noqa: E402
-from leir.frontend.translate import translate_module  # noqa: E402
+from frontend.loading import load_source  # noqa: E402
+from frontend.translate import translate_module  # noqa: E402
 from workloads.registry import list_workloads  # noqa: E402
 
 
@@ -99,7 +99,7 @@ def main() -> int:
     if args.build_scaling:
         return build_scaling([int(d) for d in args.depths.split(",")])
     if not args.no_verify:
-        from leir.frontend.reference import TorchReference
+        from frontend.reference import TorchReference
         from verifier.build import build
         from verifier.compare import compare_outputs
 

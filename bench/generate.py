@@ -5,7 +5,7 @@ Usage: ``python bench/generate.py [--workloads W ...] [--depth D] [--max-steps-p
 
 Two measurements, each with a baseline measured in the same run (the machine is shared and noisy):
 
-* **unverified generation** (one core): ``leir.strategies.generation`` over the source states of
+* **unverified generation** (one core): ``dataset.generation`` over the source states of
   ``--workloads`` at depth ``--depth`` with no verifier — planning, ``apply_strategy`` (site and parameter
   validation, the checker on the result, the no-op refusal, exactness, the trace and its grounding check),
   the record and its JSON line. Baseline: the bare ``Strategy.apply`` calls of the same planned steps (no
@@ -26,11 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leir.strategies import all_strategies  # noqa: E402
-from leir.strategies.explore import plan_steps  # noqa: E402
-from leir.strategies.generation import GenerationConfig, generate  # noqa: E402
-from leir.strategies.records import load_records  # noqa: E402
+from dataset.generation import GenerationConfig, generate  # noqa: E402
+from dataset.planning import plan_steps  # noqa: E402
+from dataset.records import load_records  # noqa: E402
 from steptp_cli.dataset_commands import load_sources, make_verify  # noqa: E402
+from strategies import all_strategies  # noqa: E402
 
 DEFAULT_WORKLOADS = ["level1/layer_norm", "level1/softmax", "level1/matmul", "level1/conv2d",
                      "level2/conv2d_groupnorm_silu", "level1/matmul_tall_skinny"]

@@ -12,7 +12,7 @@ Each ``DIR`` is one level (its name labels the totals). For every ``*.py`` file 
    of two, keeping relations between sizes),
    which keeps the power-of-two divisibility models rely on (channels by groups, heads by dims);
    an odd size still above the limit becomes ``limit - 1``. The overrides go through the same
-   ``--set`` machinery as ``steptp translate``/``steptp verify`` (``leir.frontend.loading``);
+   ``--set`` machinery as ``steptp translate``/``steptp verify`` (``frontend.loading``);
 2. translates the file with the real frontend (``translate_file``) and verifies the program with
    ``verifier.verify`` against ``TorchSourceReference`` (the ``steptp verify --source`` path), no cache;
 3. on any failure other than an unsupported operator, retries with the next, smaller limit (then the
@@ -103,7 +103,7 @@ def module_constants(source: str) -> dict[str, Any]:
     """Top-level bindings whose value is an int or a tuple/list of ints, evaluated in order.
 
     ``M = 1024 * 2``, ``height = width = 128`` and ``depth, height, width = 16, 32, 32`` are all read
-    (the forms ``leir.frontend.loading.override`` can override); expressions are evaluated with the
+    (the forms ``frontend.loading.override`` can override); expressions are evaluated with the
     earlier constants only (no builtins), so a file's own arithmetic is honoured and nothing else runs.
     """
     env: dict[str, Any] = {}
@@ -174,7 +174,7 @@ def shrunk_input_shapes(source: str, limit: int) -> dict[int, tuple[int, ...]]:
     shrunk as ``shrunk_sets`` shrinks them (so ``batch_size`` agrees with its ``--set``) and the literal
     224s come down too; an entry whose sizes are not all computable is left alone.
     """
-    from leir.frontend.loading import _factory_call  # the same call ``--input-shape`` rewrites
+    from frontend.loading import _factory_call  # the same call ``--input-shape`` rewrites
 
     try:
         tree = ast.parse(source)
@@ -229,8 +229,8 @@ def _family(error_class: str, message: str) -> str:
 
 def run_one(path: Path, limit: int, timeout: float) -> dict[str, Any]:
     """Translate and verify ``path`` shrunk to ``limit`` (in this process)."""
+    from frontend import translate_file
     from leir.errors import LeirError
-    from leir.frontend import translate_file
     from steptp_cli.verifier_commands import source_dtype
     from verifier.reference import TorchSourceReference
     from verifier.verify import verify
@@ -391,7 +391,7 @@ def _warm_up() -> None:
     sandbox worker has torch and the reference loader imported before the first file is timed."""
     import tempfile
 
-    from leir.frontend import translate_file
+    from frontend import translate_file
     from verifier.reference import TorchSourceReference
     from verifier.verify import verify
 

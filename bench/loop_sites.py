@@ -18,12 +18,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leir.analysis import program_info  # noqa: E402
 from leir.corpus import load_corpus  # noqa: E402
-from leir.strategies import all_strategies  # noqa: E402
-from leir.strategies.traces import grounding_problems  # noqa: E402
+from strategies import all_strategies  # noqa: E402
+from strategies.traces import grounding_problems  # noqa: E402
 
 
 def builtin_programs():
-    from leir.frontend import translate_file
+    from frontend import translate_file
     from workloads.registry import list_workloads
 
     for info in list_workloads():

@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from frontend import translate_file  # noqa: E402
 from leir.ast import tensor_refs  # noqa: E402
-from leir.frontend import translate_file  # noqa: E402
 from leir.printer import canonical  # noqa: E402
-from leir.strategies import apply_strategy  # noqa: E402
-from leir.strategies.math.streaming import score_passes, two_pass_stats  # noqa: E402
+from strategies import apply_strategy  # noqa: E402
+from strategies.math.streaming import score_passes, two_pass_stats  # noqa: E402
 from verifier.verify import verify  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -34,7 +34,7 @@ SEARCH_BUDGET_S = 480.0
 
 def measure(workload: str, shape_t: float, depth: int) -> list[dict]:
     """One row per call: seconds, proposals, and a digest of the ranking (to compare revisions)."""
-    from leir.frontend import translate_file
+    from frontend import translate_file
     from tuner.policies import RulePolicy
     from tuner.proposals import SearchContext
     from workloads.registry import get_workload

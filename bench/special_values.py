@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from frontend import translate_file  # noqa: E402
 from leir.corpus import load_corpus  # noqa: E402
-from leir.frontend import translate_file  # noqa: E402
 from verifier import verify as verify_mod  # noqa: E402
 from verifier.reference import INTERPRETER_MAX_ITERATIONS, TorchSourceReference, iteration_count  # noqa: E402
 from verifier.sandbox import WorkerPool  # noqa: E402

@@ -75,7 +75,7 @@ def spread_sample(records: list[dict[str, Any]], k: int, rng: random.Random) -> 
 
 
 def verify_record(record: dict[str, Any]) -> tuple[bool, str]:
-    """(accepted, reason) for one step, judged as ``leir.strategies.records`` judges generated steps."""
+    """(accepted, reason) for one step, judged as ``dataset.records`` judges generated steps."""
     from verifier.verify import verify
 
     before = program_from_json(record["parent"]["program"])

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leir.frontend.translate import translate_file  # noqa: E402
+from frontend.translate import translate_file  # noqa: E402
 from verifier.reference import TorchSourceReference  # noqa: E402
 from verifier.verify import verify  # noqa: E402
 from workloads.registry import list_workloads  # noqa: E402

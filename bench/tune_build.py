@@ -28,10 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leir.frontend import translate_file  # noqa: E402
+from dataset.generation import Source  # noqa: E402
+from dataset.records import SourceInfo  # noqa: E402
+from frontend import translate_file  # noqa: E402
 from leir.program import program_hash  # noqa: E402
-from leir.strategies.generation import Source  # noqa: E402
-from leir.strategies.records import SourceInfo  # noqa: E402
 from tuner.measure import Measurer  # noqa: E402
 from tuner.policies import RulePolicy  # noqa: E402
 from tuner.run import tune  # noqa: E402

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from leir.ast import Program  # noqa: E402
 from leir.printer import canonical  # noqa: E402
 from leir.rewrite import item_at  # noqa: E402
-from leir.strategies import AppliedStep, apply_strategy, candidates  # noqa: E402
+from strategies import AppliedStep, apply_strategy, candidates  # noqa: E402
 
 NAMES = ("factorization", "expand_factorization", "cancellation", "expand_cancellation", "apart", "together",
          "powsimp", "expand_powsimp", "expand_log", "logsimp", "collect", "expand_collect")

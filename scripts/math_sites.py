@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from leir.program import program_hash  # noqa: E402
-from leir.strategies import all_strategies, apply_strategy, get_strategy  # noqa: E402
+from strategies import all_strategies, apply_strategy, get_strategy  # noqa: E402
 
 
 def main() -> int:

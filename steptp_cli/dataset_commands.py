@@ -1,14 +1,14 @@
 """``steptp generate``, ``steptp filter`` and ``steptp render``: step records from sources to SFT rows.
 
 * ``generate WORKLOAD_OR_LEIR... --depth D --seed S [--workers N] [--breadth-cap K] [--shapes K] -o OUT``
-  — seeded breadth-first generation (``leir.strategies.generation``); every step verified against its
+  — seeded breadth-first generation (``dataset.generation``); every step verified against its
   parent in the warm sandbox pool (``verifier.verify``), ``N`` verifications at a time; resumable (run
   the same command again after an interruption). Sources: built-in workload ids (``level1/softmax``),
   ``level1``/``level2``/``all`` for a whole level or suite, ``.py`` problem files, ``.leir`` files.
 * ``filter STEPS.jsonl [--policy default] [--seed S] -o KEPT.jsonl`` — the balancing policy
-  (``leir.strategies.filtering``), printing the per-strategy distribution before and after.
+  (``dataset.filtering``), printing the per-strategy distribution before and after.
 * ``render STEPS.jsonl --format messages|prompt-completion [--multi-answer K] -o SFT.jsonl`` — SFT rows
-  (``leir.strategies.rendering``).
+  (``dataset.rendering``).
 """
 
 from __future__ import annotations
@@ -78,10 +78,10 @@ def _dominant_dtype(program) -> str:
 
 
 def _leir_source(path: Path):
+    from dataset.generation import Source
+    from dataset.records import SourceInfo
     from leir.analysis import program_info
     from leir.program import load_program, program_hash
-    from leir.strategies.generation import Source
-    from leir.strategies.records import SourceInfo
 
     program = load_program(path.read_text(encoding="utf-8"))
     info = program_info(program)
@@ -104,10 +104,10 @@ def _expand(spec: str) -> list[str]:
 def load_sources(specs: list[str], *, shapes: int = 1, seed: int = 0, dtype: str = "f32",
                  warn: Callable[[str], None] = print) -> list:
     """Source states for ``specs``: workloads at ``shapes`` seeded variants each, files as they are."""
-    from leir.frontend import translate_file
+    from dataset.generation import Source
+    from dataset.records import SourceInfo
+    from frontend import translate_file
     from leir.program import program_hash
-    from leir.strategies.generation import Source
-    from leir.strategies.records import SourceInfo
     from verifier.reference import iteration_count
     from workloads.registry import WorkloadError, get_workload, read_metadata
     from workloads.variants import shape_variants
@@ -193,9 +193,9 @@ class _Progress:
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from leir.strategies import get_strategy
-    from leir.strategies.generation import GenerationConfig, generate
-    from leir.strategies.registry import UnknownStrategyError
+    from dataset.generation import GenerationConfig, generate
+    from strategies import get_strategy
+    from strategies.registry import UnknownStrategyError
 
     for name in args.strategies or ():
         try:
@@ -236,7 +236,7 @@ def run_generate(args: argparse.Namespace) -> int:
 
 
 def _records(file: str) -> list:
-    from leir.strategies.records import RecordError, load_records
+    from dataset.records import RecordError, load_records
 
     if not Path(file).is_file():
         raise UsageError(f"no such file: {file}")
@@ -252,7 +252,7 @@ class _Invalid(Exception):
 
 
 def _write_jsonl(path: str, rows) -> int:
-    from leir.strategies.records import dumps
+    from dataset.records import dumps
 
     count = 0
     try:
@@ -266,7 +266,7 @@ def _write_jsonl(path: str, rows) -> int:
 
 
 def run_filter(args: argparse.Namespace) -> int:
-    from leir.strategies.filtering import apply_policy, distribution_table, get_policy
+    from dataset.filtering import apply_policy, distribution_table, get_policy
 
     try:
         policy = get_policy(args.policy)
@@ -285,7 +285,7 @@ def run_filter(args: argparse.Namespace) -> int:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from leir.strategies.rendering import render
+    from dataset.rendering import render
 
     try:
         records = _records(args.file)

@@ -41,9 +41,9 @@ def register(subparsers) -> None:
 
 
 def run_translate(args: argparse.Namespace) -> int:
+    from frontend import SourceError, parse_input_shape, parse_set, translate_file
+    from frontend.values import save_npz
     from leir.errors import LeirError
-    from leir.frontend import SourceError, parse_input_shape, parse_set, translate_file
-    from leir.frontend.values import save_npz
     from leir.program import dump_program
     from steptp_cli.files import read_text
 

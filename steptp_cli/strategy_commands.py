@@ -69,8 +69,8 @@ class _Invalid(Exception):
 
 
 def _strategy(name: str):
-    from leir.strategies import get_strategy
-    from leir.strategies.registry import UnknownStrategyError
+    from strategies import get_strategy
+    from strategies.registry import UnknownStrategyError
 
     try:
         return get_strategy(name)
@@ -107,7 +107,7 @@ def _guard(handler):
     """Turn refusals and invalid input into exit 1 with a one-line reason."""
     def wrapped(args: argparse.Namespace) -> int:
         from leir.errors import LeirError
-        from leir.strategies import StrategyError
+        from strategies import StrategyError
 
         try:
             return handler(args)
@@ -125,7 +125,7 @@ def _guard(handler):
 
 
 def run_strategies(args: argparse.Namespace) -> int:
-    from leir.strategies import all_strategies
+    from strategies import all_strategies
 
     if args.markdown:
         from steptp_cli.strategy_docs import markdown
@@ -149,7 +149,7 @@ def run_strategies(args: argparse.Namespace) -> int:
 
 @_guard
 def run_candidates(args: argparse.Namespace) -> int:
-    from leir.strategies import all_strategies, candidates
+    from strategies import all_strategies, candidates
 
     program = _program(args.file)
     chosen = [_strategy(args.strategy)] if args.strategy else list(all_strategies())
@@ -172,9 +172,9 @@ def run_candidates(args: argparse.Namespace) -> int:
 
 @_guard
 def run_apply(args: argparse.Namespace) -> int:
+    from dataset.records import site_json, trace_json
     from leir.program import dump_program
-    from leir.strategies import apply_strategy, candidates
-    from leir.strategies.records import site_json, trace_json
+    from strategies import apply_strategy, candidates
 
     program = _program(args.file)
     strategy = _strategy(args.strategy)

@@ -2,7 +2,7 @@
 
 ``steptp strategies --markdown`` prints it; ``python -m steptp_cli.strategy_docs [--write]`` prints or
 rewrites ``docs/strategies.md`` in place (one command for the integrator after merging strategies).
-The rendering itself (``leir.strategies.docs``) needs no torch; translating the suite does, so it is here.
+The rendering itself (``strategies.docs``) needs no torch; translating the suite does, so it is here.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ DOCS_FILE = Path(__file__).resolve().parents[1] / "docs" / "strategies.md"
 @cache
 def suite_programs(dtype: str = "f32") -> tuple:
     """``(workload id, program)`` for every built-in workload at its default shapes."""
-    from leir.frontend import translate_file
+    from frontend import translate_file
     from workloads.registry import list_workloads
 
     return tuple((w.id, translate_file(w.path, dtype=dtype).program) for w in list_workloads())
@@ -31,7 +31,7 @@ def corpus_programs() -> tuple:
 
 
 def markdown() -> str:
-    from leir.strategies.docs import strategies_markdown
+    from strategies.docs import strategies_markdown
 
     return strategies_markdown(suite_programs(), corpus_programs())
 

@@ -153,7 +153,7 @@ def register_evaluate(subparsers) -> None:
 def run_evaluate(args: argparse.Namespace) -> int:
     import json
 
-    from leir.strategies.records import RecordError, load_records
+    from dataset.records import RecordError, load_records
     from steptp_cli.dataset_commands import make_verify
     from tuner.evaluate import evaluate_single, rates_table
     from tuner.policies import LLMPolicy
@@ -232,10 +232,10 @@ def _positive_ints(text: str, what: str) -> list[int]:
 
 def _scaled(source, t: float, dtype: str):
     """A built-in workload's source re-translated at ``scaled_shapes(info, t)``; files stay as they are."""
-    from leir.frontend import translate_file
+    from dataset.generation import Source
+    from dataset.records import SourceInfo
+    from frontend import translate_file
     from leir.program import program_hash
-    from leir.strategies.generation import Source
-    from leir.strategies.records import SourceInfo
     from workloads.registry import WorkloadError, get_workload
     from workloads.variants import scaled_shapes
 

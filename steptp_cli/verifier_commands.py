@@ -73,7 +73,7 @@ class _InvalidInput(Exception):
 
 def _parse_input_shapes(items: list[str]) -> dict[int, tuple[int, ...]]:
     """``--input-shape`` values read exactly as ``translate`` reads them."""
-    from leir.frontend.loading import SourceError, parse_input_shape
+    from frontend.loading import SourceError, parse_input_shape
 
     try:
         return dict(parse_input_shape(item) for item in items)
@@ -87,8 +87,8 @@ def _parse_sets(items: list[str]) -> dict[str, object]:
     A tuple such as ``input_shape=(16,)`` must reach the source as a tuple, or the reference cannot
     rebuild the inputs the program was translated for.
     """
-    from leir.frontend.errors import FrontendError
-    from leir.frontend.loading import parse_set
+    from frontend.errors import FrontendError
+    from frontend.loading import parse_set
 
     try:
         return dict(parse_set(item) for item in items)
@@ -112,7 +112,7 @@ def source_dtype(program) -> str:
     Not simply the first output's dtype: an argmax or a comparison outputs i64/bool, and loading the
     model in an integer dtype fails, which left such programs unverified ("execute").
     """
-    from leir.frontend.loading import DTYPES  # the dtypes ``translate --dtype`` can load a model in
+    from frontend.loading import DTYPES  # the dtypes ``translate --dtype`` can load a model in
 
     for decl in program.signature.by_role("output") + program.signature.by_role("input", "param", "const"):
         if decl.dtype in DTYPES:

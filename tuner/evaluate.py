@@ -1,6 +1,6 @@
 """Single-step evaluation of a model: how far each answer on an exported split gets.
 
-For every verified step record of a split (``leir.strategies.records``; an export's step file or a
+For every verified step record of a split (``dataset.records``; an export's step file or a
 ``steptp generate`` output) the model is asked with exactly the SFT prompt of that record
 (``rendering.prompt_text``, no search context — what it was trained on), and its answer climbs a ladder:
 
@@ -20,13 +20,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from dataset.records import Record
+from dataset.rendering import prompt_text, renderable
 from leir.analysis import program_info
 from leir.ast import Program
 from leir.errors import LeirError
 from leir.printer import canonical
 from leir.program import program_from_json, program_to_json
-from leir.strategies.records import Record
-from leir.strategies.rendering import prompt_text, renderable
 from tuner.policies.answers import AnswerFailure, answer_objects, match_step
 
 LADDER = ("answered", "different", "build", "execute", "pass", "equal_pass")

@@ -24,9 +24,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from dataset.records import verification_json
 from leir.ast import Program
-from leir.strategies.base import Exactness
-from leir.strategies.records import verification_json
+from strategies.base import Exactness
 from verifier.targets import contraction_free_twin
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from leir.strategies.base import AppliedStep
+from strategies.base import AppliedStep
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from leir.strategies.generation import Source
-from leir.strategies.records import dumps
+from dataset.generation import Source
+from dataset.records import dumps
 from tuner.search.algorithms import ALGORITHMS
 from tuner.search.base import Budget, Search
 

@@ -5,7 +5,7 @@ worker (they run there, next to the kernel, so a reference that crashes or hangs
 they hold only a picklable *description* and build the heavy object lazily inside the worker.
 
 Preference order used by ``verifier.verify`` when the caller gives none:
-1. ``TorchSourceReference`` — the source PyTorch module (``leir.frontend.reference.TorchReference``), when
+1. ``TorchSourceReference`` — the source PyTorch module (``frontend.reference.TorchReference``), when
    the caller names the ``.py`` source;
 2. ``InterpreterReference`` — the NumPy LEIR interpreter (``leir.interpreter.run``), only when the
    program's iteration count is small enough to interpret (``INTERPRETER_MAX_ITERATIONS``); otherwise it
@@ -94,7 +94,7 @@ class InterpreterReference:
 class TorchSourceReference:
     """The PyTorch source module, loaded from ``path`` with the ``sets`` (``N=V``) shape overrides.
 
-    Wraps ``leir.frontend.reference.TorchReference(path, sets, dtype)`` (imported lazily, in the worker).
+    Wraps ``frontend.reference.TorchReference(path, sets, dtype)`` (imported lazily, in the worker).
     """
 
     kind = "torch"
@@ -114,9 +114,9 @@ class TorchSourceReference:
 
     def _torch(self):
         if self._impl is None:
-            # Before the frontend's concrete run folds constants with torch (``verifier.torch_math``).
-            importlib.import_module("verifier.torch_math").settle()
-            module = importlib.import_module("leir.frontend.reference")
+            # Before the frontend's concrete run folds constants with torch (``frontend.torch_math``).
+            importlib.import_module("frontend.torch_math").settle()
+            module = importlib.import_module("frontend.reference")
             self._impl = module.TorchReference(self.path, self.sets, self.dtype,
                                                input_shapes=getattr(self, "input_shapes", {}))
         return self._impl
@@ -141,19 +141,11 @@ class TorchSourceReference:
     def time_eager(self, arrays: Mapping[str, np.ndarray], **options: Any):
         """Time the eager module's forward on ``arrays`` with ``verifier.timing``'s protocol.
 
-        Returns ``(TimingStats, what was timed)``. Gradient tracking is switched off once around the
-        whole measurement, not per call: entering ``torch.no_grad()`` costs milliseconds per call with
-        this torch build, which would flatter every kernel's speedup vs PyTorch.
-        """
-        import torch
-
+        Returns ``(TimingStats, what was timed)``; the frontend runs the forward (torch is its business)."""
         from verifier.timing import time_callable
 
-        impl = self._torch()
-        model = impl.model
-        args = impl.forward_args(dict(arrays))
-        with torch.no_grad():
-            return time_callable(lambda: model(*args), **options), "eager forward only"
+        stats = self._torch().measure_eager(arrays, lambda call: time_callable(call, **options))
+        return stats, "eager forward only"
 
 
 def params_digest(params: Mapping[str, np.ndarray] | None) -> str:

@@ -234,7 +234,7 @@ def source_programs(dtype: str = "f32", *, keep_dead_blocks: bool = False,
     What the site-counting scripts and benches iterate over. A workload the frontend refuses is reported
     on stderr and left out, so one refusal does not hide every other count.
     """
-    from leir.frontend import translate_file
+    from frontend import translate_file
 
     out = []
     for info in list_workloads():

@@ -92,7 +92,7 @@ class Dashboard:
 
 def _strategy_catalogue() -> dict[str, str]:
     """Every registered strategy → its level, in catalogue order (rows without steps show the gaps)."""
-    from leir.strategies import all_strategies
+    from strategies import all_strategies
 
     return {s.name: s.level.value for s in all_strategies()}
 

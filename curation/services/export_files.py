@@ -40,7 +40,7 @@ def _escaped(text: str) -> str:
 
 def _line_pieces(config: str) -> tuple[str, str, str, bool]:
     """The JSON line of a ``config`` row cut around its two texts: (head, middle, tail, prompt first?)."""
-    from leir.strategies.rendering import row
+    from dataset.rendering import row
 
     line = _dump(row(_PROMPT_MARK, _ANSWER_MARK, config))
     prompt, answer = _escaped(_PROMPT_MARK), _escaped(_ANSWER_MARK)
@@ -69,7 +69,7 @@ def write_jsonl(
     path: Path, texts: Sequence[tuple[str, str]], escaped: Sequence[tuple[str, str]], config: str
 ) -> int:
     """Write one ``config`` row per (prompt, answer) of ``texts`` (``escaped`` is ``escape_texts(texts)``)."""
-    from leir.strategies.rendering import row
+    from dataset.rendering import row
 
     head, middle, tail, prompt_first = _line_pieces(config)
     if prompt_first:

@@ -1,7 +1,7 @@
 """The lint every export runs on its rows before anyone trains on them.
 
 Each (record, messages-row) is checked: the answer parses as the JSON the prompt promises (the keys
-``leir.strategies.rendering.ANSWER_KEYS``), the prompt names those keys, every backticked fragment the
+``dataset.rendering.ANSWER_KEYS``), the prompt names those keys, every backticked fragment the
 trace quotes occurs in the parent or child LEIR, and the token length (Qwen tokenizer) is reported
 against ``max_length``. What many rows share — the prompt of one state, the answer JSON of one child —
 is checked once; the result is the same report as checking every row on its own.
@@ -24,7 +24,7 @@ _TICKS = re.compile(r"`([^`]+)`")
 
 
 def _answer_ok(text: str | None) -> bool:
-    from leir.strategies.rendering import ANSWER_KEYS
+    from dataset.rendering import ANSWER_KEYS
 
     try:
         parsed = json.loads(text) if text is not None else None
@@ -54,7 +54,7 @@ def lint_rows(
     UTF-8 bytes never has more tokens — plus a seeded sample of ``TOKEN_SAMPLE`` rows for the reported
     mean and max (all rows when there are fewer). The over-length count is therefore exact.
     """
-    from leir.strategies.rendering import ANSWER_KEYS
+    from dataset.rendering import ANSWER_KEYS
 
     problems: list[str] = []
     lengths: list[int] = []

@@ -5,7 +5,7 @@ after through ``select_related``) and decoding every JSON column dominated an ex
 only a few columns. Here steps come as ``values_list`` tuples (no instances, no JSON decoded but the
 record's ``source``), and each distinct state is read and decoded once and shared by every record that
 uses it — steps from one state share its program object, which is also what lets
-``leir.strategies.rendering.render_texts`` build one prompt per state.
+``dataset.rendering.render_texts`` build one prompt per state.
 
 A record holds what the export's consumers read (rendering, the filtering policy, the split, the lint):
 ids, strategy, levels, the source, both programs, the trace text and the review; not the site, the

@@ -3,7 +3,7 @@
 What an export writes, under ``$STEPTP_VAR_DIR/exports/<id>/``:
 
 * ``messages/<split>.jsonl`` and ``prompt-completion/<split>.jsonl`` — rows rendered by the same code as
-  ``steptp render`` (``leir.strategies.rendering``), so the CLI and the app export one format;
+  ``steptp render`` (``dataset.rendering``), so the CLI and the app export one format;
 * ``data/<config>/<split>-00000-of-00001.parquet`` — the same rows as parquet shards (pyarrow), with
   ``README.md`` — the dataset card whose YAML header lists configs, splits, features, licence and sizes,
   and whose body gives the strategy distribution, the filtering before/after, the verification and review
@@ -323,9 +323,9 @@ def _set_progress(export: Export, value: float, progress: Callable[[float], None
 
 
 def _write_export(export: Export, progress: Callable[[float], None] | None) -> None:
-    from leir.strategies.filtering import apply_policy, get_policy
-    from leir.strategies.records import strategy_counts
-    from leir.strategies.rendering import render_texts, row
+    from dataset.filtering import apply_policy, get_policy
+    from dataset.records import strategy_counts
+    from dataset.rendering import render_texts, row
     from verifier.cache import toolchain_versions
     from verifier.tokens import PrefixTokenCounter
 

@@ -48,8 +48,8 @@ def generate_for_workload(
     progress: Callable[[int, int], None] | None = None,
 ) -> StepImportReport:
     """Generate, verify and import the steps reachable within ``depth`` from the workload's source."""
-    from leir.strategies.generation import GenerationConfig, Source, generate
-    from leir.strategies.records import SourceInfo
+    from dataset.generation import GenerationConfig, Source, generate
+    from dataset.records import SourceInfo
 
     workload = Workload.objects.get(pk=workload_pk)
     state = source_state(workload)

@@ -112,8 +112,8 @@ def search_steps(params: Mapping[str, str], page: str | int | None = None) -> St
 
 def filter_options() -> dict[str, list[tuple[str, str]]]:
     """The choices of the form's selects (strategies from the catalogue, workloads from the table)."""
-    from leir.strategies import all_strategies
-    from leir.strategies.base import Level
+    from strategies import all_strategies
+    from strategies.base import Level
 
     return {
         "strategy": [(s.name, f"{s.number}. {s.name}") for s in all_strategies()],

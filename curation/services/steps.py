@@ -3,7 +3,7 @@
 Importing is idempotent — a step is keyed by its record's ``step_id``, a state by its content hash within
 the workload, a verification by state + parent + target + seed + toolchain — so re-importing a file, or
 two files that overlap, changes nothing the second time. Every record is validated against the step
-record schema first (``leir.strategies.records``); a bad line names itself and nothing of it is stored.
+record schema first (``dataset.records``); a bad line names itself and nothing of it is stored.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def import_records(records: Iterable[Mapping[str, Any]], *,
 
 def import_step_file(path: str | Path, *, progress: Callable[[int], None] | None = None) -> StepImportReport:
     """Validate every line of a ``steps.jsonl`` first (nothing stored if one is bad), then store them."""
-    from leir.strategies.records import load_records
+    from dataset.records import load_records
 
     records = list(load_records(path))
     return import_records(records, progress=progress)

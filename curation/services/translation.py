@@ -26,7 +26,7 @@ class TranslationFailure:
 
 def _translate_in_sandbox(source: str, filename: str, dtype: str, sets: dict[str, Any]) -> dict[str, Any]:
     """Runs in the sandbox worker: the only place user code executes."""
-    from leir.frontend import translate_file
+    from frontend import translate_file
     from leir.program import program_to_json
 
     with tempfile.TemporaryDirectory(prefix="steptp-upload-") as tmp:

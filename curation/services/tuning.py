@@ -170,8 +170,8 @@ def best_path_hashes(explored: list[dict[str, Any]], best_hash: str | None) -> s
 def run_trajectory(trajectory_pk: int, *, options: dict[str, Any] | None = None,
                    measure: dict[str, Any] | None = None) -> Trajectory:
     """Run one stored trajectory (``options`` go to the algorithm, ``measure`` to the ``Measurer``)."""
-    from leir.strategies.generation import Source
-    from leir.strategies.records import SourceInfo
+    from dataset.generation import Source
+    from dataset.records import SourceInfo
     from tuner.measure import Measurer
     from tuner.run import tune, write_run
     from tuner.search import Budget

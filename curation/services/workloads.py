@@ -70,7 +70,7 @@ def _save(name: str, source: str, *, level: int, origin: str, dtype: str, defaul
 def import_builtin(*, level: int | None = None, names: list[str] | None = None, dtype: str = "f32",
                    progress: Callable[[str], None] | None = None) -> ImportReport:
     """Import the built-in suite (trusted code, translated in-process for speed)."""
-    from leir.frontend import translate_file
+    from frontend import translate_file
     from leir.program import program_to_json
     from workloads.registry import list_workloads
 

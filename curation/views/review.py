@@ -44,7 +44,7 @@ def _queue_url(strategy: str = "") -> str:
 
 def _strategy_names() -> list[str]:
     """Every registered strategy by catalogue number (the filter's choices; no scan of the steps)."""
-    from leir.strategies import all_strategies
+    from strategies import all_strategies
 
     return [strategy.name for strategy in sorted(all_strategies(), key=lambda s: s.number)]
 

@@ -83,7 +83,7 @@ def lint_rows(
     count_tokens: Callable[[str], int],
 ) -> dict[str, Any]:
     """The lint as it was: every row parsed and checked on its own."""
-    from leir.strategies.rendering import ANSWER_KEYS
+    from dataset.rendering import ANSWER_KEYS
 
     problems: list[str] = []
     lengths: list[int] = []
@@ -161,9 +161,9 @@ def _write_parquet(path: Path, rows: list[Mapping[str, Any]], config: str) -> No
 
 def write_export(export: Export, directory: Path) -> dict[str, Any]:
     """Write ``export`` into ``directory`` the old way; the lint report (the files are the point)."""
-    from leir.strategies.filtering import apply_policy, get_policy
-    from leir.strategies.records import strategy_counts
-    from leir.strategies.rendering import render
+    from dataset.filtering import apply_policy, get_policy
+    from dataset.records import strategy_counts
+    from dataset.rendering import render
     from verifier.cache import toolchain_versions
     from verifier.tokens import count_tokens
 

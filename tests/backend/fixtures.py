@@ -28,7 +28,7 @@ def engine_step(workload: Workload, *, strategy: str = "loop_unrolling", site: i
                 verified: str = VerificationStatus.EQUAL_PASS) -> Step:
     """A step the engine really produced from the workload's source state."""
     from leir.program import program_from_json, program_to_json
-    from leir.strategies import apply_strategy
+    from strategies import apply_strategy
 
     source = workloads.source_state(workload)
     applied = apply_strategy(program_from_json(source.as_program_json()), strategy, site)

@@ -17,7 +17,7 @@ from curation.models import ReviewStatus, Step
 from curation.services import exports
 from curation.services.export_files import _dump, escape_texts, write_jsonl
 from curation.services.roles import Role
-from leir.strategies.base import StrategyError
+from strategies.base import StrategyError
 
 from .export_oracle import write_export as oracle_export
 from .fixtures import builtin, engine_step, user
@@ -92,7 +92,7 @@ def test_the_line_writer_writes_what_json_dumps_writes(tmp_path):
         ("a \"quoted\" \\ prompt\n\twith\x01control and ✓ unicode \u2028 sep", "second answer \x00 nul"),
         ("", ""),
     ]
-    from leir.strategies.rendering import row
+    from dataset.rendering import row
 
     for config in ("messages", "prompt-completion"):
         path = tmp_path / f"{config}.jsonl"

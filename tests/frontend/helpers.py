@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from frontend import Translation, translate_module
 from leir import interpreter
 from leir.checker import check
-from leir.frontend import Translation, translate_module
 
 TOLERANCES = {"f64": (1e-9, 1e-10), "f32": (2e-4, 2e-5)}
 TORCH_DTYPES = {"f64": torch.float64, "f32": torch.float32}

@@ -6,8 +6,8 @@ import pytest
 import torch
 from torch import nn
 
+from frontend import SourceError, UnsupportedOperatorError, translate_file, translate_module
 from leir.errors import LeirError
-from leir.frontend import SourceError, UnsupportedOperatorError, translate_file, translate_module
 
 from .sources import DATA_DEPENDENT, DROPOUT_TRAINING, RANDOM_IN_FORWARD, UNSUPPORTED, UNSUPPORTED_LINE, write
 

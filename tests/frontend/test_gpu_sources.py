@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from leir.frontend import SourceError, translate_file
-from leir.frontend.loading import load_source
+from frontend import SourceError, translate_file
+from frontend.loading import load_source
 
 from .sources import write
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from leir.frontend import SourceError
-from leir.frontend.loading import apply_sets, load_source
+from frontend import SourceError
+from frontend.loading import apply_sets, load_source
 
 from .sources import write
 
@@ -120,7 +120,7 @@ def get_init_inputs():
 
 
 def test_input_shape_rewrites_sizes_written_inside_get_inputs(tmp_path):
-    from leir.frontend import parse_input_shape
+    from frontend import parse_input_shape
 
     path = write(tmp_path, "literal.py", LITERAL_SIZES)
     shapes = dict(parse_input_shape(t) for t in ("0=2,3,8,8", "1=(2,)", "2=[3]"))
@@ -135,7 +135,7 @@ def test_input_shape_rewrites_sizes_written_inside_get_inputs(tmp_path):
 @pytest.mark.parametrize("text, needle", [("0", "INDEX=SHAPE"), ("a=2", "INDEX=SHAPE"), ("0=-1", "negative"),
                                           ("5=2", "no input 5")])
 def test_bad_input_shape_is_a_source_error(tmp_path, text, needle):
-    from leir.frontend import parse_input_shape
+    from frontend import parse_input_shape
 
     path = write(tmp_path, "literal.py", LITERAL_SIZES)
     with pytest.raises(SourceError, match=needle):

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from leir.frontend.errors import UnsupportedOperatorError
+from frontend.errors import UnsupportedOperatorError
 
 from .helpers import translate_and_run
 

@@ -222,7 +222,7 @@ class FrozenWrite(nn.Module):
 
 
 def test_write_into_a_tensor_fx_froze_is_refused():
-    from leir.frontend import UnsupportedOperatorError
+    from frontend import UnsupportedOperatorError
 
     with pytest.raises(UnsupportedOperatorError, match="freezes"):
         translate_and_run(FrozenWrite(), [r(3)])

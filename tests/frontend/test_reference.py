@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from frontend.reference import TorchReference
 from leir import interpreter
-from leir.frontend.reference import TorchReference
 
 from .sources import LINEAR_RELU, write
 

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from leir.frontend.values import npz_bytes, save_npz
+from frontend.values import npz_bytes, save_npz
 from leir.program import load_program
 from steptp_cli.main import main
 

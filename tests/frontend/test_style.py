@@ -7,9 +7,9 @@ import pytest
 import torch
 from torch import nn
 
+from frontend import translate_module
+from frontend.names import tensor_names
 from leir.corpus import load_corpus
-from leir.frontend import translate_module
-from leir.frontend.names import tensor_names
 from leir.printer import canonical
 
 

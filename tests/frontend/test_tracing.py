@@ -8,7 +8,7 @@ import pytest
 import torch
 from torch import nn
 
-from leir.frontend import UnsupportedOperatorError, translate_module
+from frontend import UnsupportedOperatorError, translate_module
 
 from .helpers import translate_and_run
 
@@ -149,7 +149,7 @@ class ShapeFacts(nn.Module):
 
 @pytest.mark.parametrize("dtype", ["f64", "f32"])
 def test_export_fallback_traces_shape_assertions_and_size_loops(dtype):
-    from leir.frontend.tracing import trace
+    from frontend.tracing import trace
 
     assert any(n.op == "call_function" for n in trace(ShapeFacts(), [torch.randn(2, 6, 4)]).graph.nodes)
     t = translate_and_run(ShapeFacts(), [torch.randn(2, 6, 4)], dtype)
@@ -157,7 +157,7 @@ def test_export_fallback_traces_shape_assertions_and_size_loops(dtype):
 
 
 def test_a_model_no_tracer_handles_names_every_tracer_and_why():
-    from leir.frontend.tracing import TraceFailure
+    from frontend.tracing import TraceFailure
 
     class ValueBranch(nn.Module):
         def forward(self, x):

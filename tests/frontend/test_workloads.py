@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from frontend.reference import TorchReference
 from leir.checker import check
-from leir.frontend.reference import TorchReference
 from verifier.build import build
 from verifier.compare import compare_outputs
 from workloads.registry import list_workloads

@@ -83,7 +83,7 @@ def test_katex_accepts_every_corpus_program():
 
 @pytest.mark.slow
 def test_katex_accepts_every_workload_source_program():
-    from leir.frontend import translate_file
+    from frontend import translate_file
     from workloads.registry import list_workloads
 
     formulas = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from leir.strategies.generation import GenerationConfig, generate
+from dataset.generation import GenerationConfig, generate
 
 #: Small built-in workloads with loops of every kind the strategies look for (reductions, elementwise
 #: epilogues, a convolution, a matmul): what "everything the suite generates" runs over.

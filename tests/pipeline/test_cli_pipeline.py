@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from dataset.records import load_records
 from leir.program import dump_program, load_program, program_hash
-from leir.strategies import all_strategies
-from leir.strategies.records import load_records
 from steptp_cli.main import main
+from strategies import all_strategies
 
 from .helpers import sources
 

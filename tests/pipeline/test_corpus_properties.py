@@ -16,7 +16,7 @@ import pytest
 
 from leir.analysis import program_info
 from leir.corpus import load_corpus
-from leir.strategies import Exactness, all_strategies, apply_strategy
+from strategies import Exactness, all_strategies, apply_strategy
 
 #: Programs at most this many statement executions are interpreted (keeps the test well under 2 min).
 SMALL = 20_000
@@ -52,7 +52,7 @@ def _fallback_states(corpus):
     """Small corpus programs one step in (first site of every strategy), then the small built-in sources
     with their dead blocks kept — computed once, for strategies with no site on the corpus itself."""
     if not _FALLBACK:
-        from leir.frontend import translate_file
+        from frontend import translate_file
         from workloads.registry import list_workloads
 
         for name, program in corpus:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from leir.strategies.filtering import (
+from dataset.filtering import (
     DEFAULT,
     TRIVIALLY_GAMEABLE,
     FilterPolicy,

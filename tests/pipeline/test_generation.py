@@ -6,14 +6,14 @@ import json
 
 import pytest
 
+from dataset.generation import GenerationConfig, generate
+from dataset.planning import param_choices, plan_steps
+from dataset.records import load_records, validation_errors
 from leir.ast import Program
 from leir.program import program_from_json, program_hash
-from leir.strategies import Level, Site, Strategy, TraceBuilder, all_strategies
-from leir.strategies.base import Exactness, ParamSpec
-from leir.strategies.explore import param_choices, plan_steps
-from leir.strategies.generation import GenerationConfig, generate
-from leir.strategies.records import load_records, validation_errors
-from leir.strategies.traces import Trace, grounding_problems
+from strategies import Level, Site, Strategy, TraceBuilder, all_strategies
+from strategies.base import Exactness, ParamSpec
+from strategies.traces import Trace, grounding_problems
 
 from .helpers import WORKLOADS, sources, unverified_run
 
@@ -151,7 +151,7 @@ class QuotesWhatIsNotThere(_Broken):
     number, name = 904, "quotes_what_is_not_there"
 
     def apply(self, program, site, params):
-        from leir.strategies.loop.loop_unrolling import LoopUnrolling
+        from strategies.loop.loop_unrolling import LoopUnrolling
 
         unroll = LoopUnrolling()
         return unroll.apply(program, unroll.candidates(program)[0], {})

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from leir.strategies.records import (
+from dataset.records import (
     SCHEMA_VERSION,
     RecordError,
     dumps,
@@ -35,7 +35,7 @@ def test_schema_ships_as_package_data_and_names_every_field():
 
 
 def test_step_id_is_the_hash_of_parent_strategy_site_and_params(records):
-    from leir.strategies import Site
+    from strategies import Site
 
     r = records[0]
     site = Site(tuple(r["site"]["path"]), tuple(sorted(r["site"]["detail"].items())))

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from leir.strategies.records import load_records
-from leir.strategies.rendering import ANSWER_KEYS, IR_KEY, STRATEGY_KEY, render
+from dataset.records import load_records
+from dataset.rendering import ANSWER_KEYS, IR_KEY, STRATEGY_KEY, render
 
 from .helpers import unverified_run
 

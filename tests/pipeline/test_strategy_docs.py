@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from leir.strategies import all_strategies
 from steptp_cli.strategy_docs import DOCS_FILE, markdown
+from strategies import all_strategies
 
 
 @pytest.mark.slow

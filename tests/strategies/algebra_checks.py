@@ -13,7 +13,7 @@ from functools import cache
 from leir.ast import Program
 from leir.printer import canonical
 from leir.rewrite import item_at
-from leir.strategies import AppliedStep, Exactness, apply_strategy, candidates
+from strategies import AppliedStep, Exactness, apply_strategy, candidates
 
 from .helpers import assert_interpreter_agrees, assert_verifies, workload
 

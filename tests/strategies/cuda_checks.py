@@ -8,7 +8,7 @@ nvcc, which both run here.
 
 from __future__ import annotations
 
-from leir.strategies import AppliedStep
+from strategies import AppliedStep
 
 
 def assert_builds_for_cuda(step: AppliedStep) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 from leir.ast import Program
 from leir.interpreter import run
 from leir.program import load_program
-from leir.strategies import AppliedStep, Exactness
+from strategies import AppliedStep, Exactness
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 @cache
 def workload(workload_id: str, dtype: str = "f32") -> Program:
     """The LEIR source state of a built-in workload (``level1/softmax``), translated by the frontend."""
-    from leir.frontend import translate_file
+    from frontend import translate_file
 
     return translate_file(REPO / "workloads" / f"{workload_id}.py", dtype=dtype).program
 

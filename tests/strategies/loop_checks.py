@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from leir.strategies import AppliedStep, NotApplicableError, Site, apply_strategy, candidates
+from strategies import AppliedStep, NotApplicableError, Site, apply_strategy, candidates
 
 from .helpers import assert_interpreter_agrees, assert_verifies
 
@@ -27,7 +27,7 @@ def assert_refused(program, strategy: str, site: Site, match: str = "no legal si
 
 def refusal_reason(program, strategy: str, site: Site, params=None) -> str:
     """What the strategy itself says when asked to apply at an illegal site (bypassing site lookup)."""
-    from leir.strategies import get_strategy
+    from strategies import get_strategy
 
     chosen = get_strategy(strategy)
     with pytest.raises(NotApplicableError) as caught:

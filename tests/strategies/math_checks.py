@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from leir.ast import Program
-from leir.strategies import AppliedStep
+from strategies import AppliedStep
 
 
 def mutated(step: AppliedStep, old: str, new: str, count: int = 1) -> Program:
@@ -30,7 +30,7 @@ def assert_verifier_rejects(program: Program, parent: Program):
 def assert_same_steps_byte_for_byte(program: Program, strategy: str, steps: int = 3) -> None:
     """Candidates, after-states and traces are the same for an equal program built independently."""
     from leir.program import dump_program, load_program
-    from leir.strategies import apply_strategy, candidates
+    from strategies import apply_strategy, candidates
 
     twin = load_program(dump_program(program))
     first, again = candidates(program, strategy), candidates(twin, strategy)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from leir.ast import Program
 from leir.parser import parse_body
 from leir.printer import canonical
-from leir.strategies import AppliedStep, apply_strategy, candidates
+from strategies import AppliedStep, apply_strategy, candidates
 
 from .helpers import assert_interpreter_agrees, assert_verifies, workload
 
@@ -59,7 +59,7 @@ def assert_docstring_pair_is_real(strategy: str) -> None:
     import re
 
     from leir.inference import infer_signature
-    from leir.strategies import get_strategy
+    from strategies import get_strategy
 
     doc = type(get_strategy(strategy)).__doc__ or ""
     before = re.search(r"Before: ``(.*?)``", doc)

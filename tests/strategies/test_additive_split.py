@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from leir.printer import canonical
-from leir.strategies import NotApplicableError, apply_strategy, candidates, get_strategy
+from strategies import NotApplicableError, apply_strategy, candidates, get_strategy
 
 from .helpers import assert_interpreter_agrees, assert_verifies, leir, workload
 from .math_checks import assert_same_steps_byte_for_byte, assert_verifier_rejects, mutated
@@ -47,7 +47,7 @@ def test_accumulators_and_conditions_are_not_operands():
                    "L^{4}_{i=0}L^{8}_{a=0}[C^{f32,g}_{i}=C^{f32,g}_{i}+if_then_else(A^{f32,g}_{i,a}<0,0,"
                    "A^{f32,g}_{i,a});];")
     assert candidates(program, STRATEGY) == []  # only A, and no other value exists to split it by
-    from leir.strategies import Site
+    from strategies import Site
 
     with pytest.raises(NotApplicableError):
         get_strategy(STRATEGY).apply(program, Site((0, 0), (("operand", (0,)),)), {"s": "A^{f32,g}_{i,a}"})

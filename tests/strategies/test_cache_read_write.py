@@ -6,7 +6,7 @@ import pytest
 
 from leir.analysis import program_info
 from leir.printer import canonical
-from leir.strategies import InvalidParamsError, NotApplicableError, Site, apply_strategy, candidates
+from strategies import InvalidParamsError, NotApplicableError, Site, apply_strategy, candidates
 
 from .cuda_checks import assert_builds_for_cuda
 from .helpers import assert_interpreter_agrees, assert_verifies, leir, workload

@@ -9,7 +9,7 @@ import pytest
 from leir.analysis import dead_blocks
 from leir.ast import Program
 from leir.printer import canonical
-from leir.strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
+from strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
 
 from .helpers import REPO, assert_interpreter_agrees, assert_verifies, leir, workload
 
@@ -20,7 +20,7 @@ WORKLOADS = ["level1/max_dim", "level1/min_dim", "level2/gemm_max_subtract_gelu"
 @cache
 def faithful(workload_id: str) -> Program:
     """The translation that keeps dead blocks (what the model computes, used or not)."""
-    from leir.frontend import translate_file
+    from frontend import translate_file
 
     return translate_file(REPO / "workloads" / f"{workload_id}.py", keep_dead_blocks=True).program
 

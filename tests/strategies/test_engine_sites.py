@@ -4,9 +4,9 @@ does with the list it gets never changes what the next caller gets."""
 from __future__ import annotations
 
 from leir.program import load_program
-from leir.strategies import engine
-from leir.strategies.engine import apply_strategy, strategy_sites
-from leir.strategies.registry import get_strategy
+from strategies import engine
+from strategies.engine import apply_strategy, strategy_sites
+from strategies.registry import get_strategy
 
 TEXT = """input A: f32[8, 16]
 output C: f32[8, 16]

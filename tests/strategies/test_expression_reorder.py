@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from leir.printer import canonical
-from leir.strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
+from strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
 
 from .helpers import assert_interpreter_agrees, assert_verifies, leir, workload
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from leir.printer import canonical
-from leir.strategies.math.streaming import score_passes
+from strategies.math.streaming import score_passes
 
 from .streaming_checks import (
     assert_docstring_pair_is_real,

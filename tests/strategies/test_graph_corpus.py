@@ -6,7 +6,7 @@ import pytest
 
 from leir.analysis import program_info
 from leir.corpus import load_corpus
-from leir.strategies import all_strategies, apply_strategy, candidates
+from strategies import all_strategies, apply_strategy, candidates
 
 GRAPH = [s.name for s in all_strategies("graph")]
 

@@ -6,8 +6,8 @@ import pytest
 
 from leir.gpu_limits import gpu_limit_violations
 from leir.printer import canonical
-from leir.strategies import InvalidParamsError, Site, apply_strategy, candidates
-from leir.strategies.loop.loop_binding import LoopBinding
+from strategies import InvalidParamsError, Site, apply_strategy, candidates
+from strategies.loop.loop_binding import LoopBinding
 
 from .helpers import leir, workload
 from .loop_checks import assert_refused, check_step, refusal_reason

@@ -7,7 +7,7 @@ import pytest
 
 from leir.corpus import load_corpus
 from leir.printer import canonical
-from leir.strategies import all_strategies, apply_strategy, candidates
+from strategies import all_strategies, apply_strategy, candidates
 
 from .helpers import workload
 

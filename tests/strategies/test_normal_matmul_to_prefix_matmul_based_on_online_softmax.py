@@ -6,8 +6,8 @@ import pytest
 
 from leir.ast import Program
 from leir.printer import canonical
-from leir.strategies import candidates
-from leir.strategies.math.streaming import score_passes
+from strategies import candidates
+from strategies.math.streaming import score_passes
 
 from .helpers import workload
 from .streaming_checks import (
@@ -77,7 +77,7 @@ B^{2}_{tx=0}L^{3}_{a=0}L^{4}_{c=0}[C^{f64,g}_{tx,a}=C^{f64,g}_{tx,a}+E^{f64,g}_{
 
 def test_accepts_the_reference_datas_online_softmax_form():
     """The public data's online softmax (sum started from 1, no -inf guard) is an online softmax too."""
-    from leir.strategies import apply_strategy
+    from strategies import apply_strategy
 
     from .helpers import assert_interpreter_agrees, leir
 
@@ -96,7 +96,7 @@ CHAIN_WORKLOADS = ["level1/sdpa_causal", "level2/gqa_sdpa_causal"]
 
 def chain_step(workload_id: str, dtype: str, before=None):
     """#44 at its site on ``before`` (default: the workload after #42 then #43), which is the second form."""
-    from leir.strategies import apply_strategy
+    from strategies import apply_strategy
 
     program = before if before is not None else step_on(workload_id, dtype, CHAIN[1], after=CHAIN[:1]).after
     sites = [s for s in candidates(program, NAME) if s.get("running") is not None]
@@ -114,7 +114,7 @@ def normalised_rule(step) -> None:
     old_factor, old_weight, old_update = stream_parts_of(before_stream)
     factor, weight, update = stream_parts_of(after_stream)
     assert update == old_update and factor.target == old_factor.target and weight.target == old_weight.target
-    from leir.strategies.math.streaming import shifted
+    from strategies.math.streaming import shifted
 
     s_ref = before_stream.items[1].target
     s_k, s_prev = canonical(s_ref), canonical(shifted(s_ref, s_ref.indices[-1].name))
@@ -267,7 +267,7 @@ def test_the_second_docstring_pair_is_a_real_step():
 
     from leir.inference import infer_signature
     from leir.parser import parse_body
-    from leir.strategies import get_strategy
+    from strategies import get_strategy
 
     doc = type(get_strategy(NAME)).__doc__ or ""
     before = re.search(r"Before \(#43's result\): ``(.*?)``", doc)

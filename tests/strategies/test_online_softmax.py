@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from leir.strategies import candidates
+from strategies import candidates
 
 from .helpers import workload
 from .streaming_checks import (
@@ -54,7 +54,7 @@ L^{3}_{u=0}L^{7}_{w=0}[Z^{f64,g}_{u,w}=Q^{f64,g}_{u,w}*3;Y^{f64,g}_{u,w}=exp(Q^{
 
 def test_matches_a_softmax_with_other_names_a_scaled_input_and_extra_statements():
     from leir.printer import canonical
-    from leir.strategies import apply_strategy
+    from strategies import apply_strategy
 
     from .helpers import assert_interpreter_agrees, leir
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from leir.strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
+from strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
 
 from .algebra_checks import check_case
 from .helpers import leir

@@ -6,7 +6,7 @@ import pytest
 
 from leir.analysis import program_info
 from leir.printer import canonical
-from leir.strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
+from strategies import NotApplicableError, Site, apply_strategy, candidates, get_strategy
 
 from .cuda_checks import assert_builds_for_cuda
 from .helpers import assert_interpreter_agrees, assert_verifies, leir, workload

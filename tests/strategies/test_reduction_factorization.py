@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from leir.printer import canonical
-from leir.strategies import Site, apply_strategy, candidates
+from strategies import Site, apply_strategy, candidates
 
 from .helpers import leir, workload
 from .loop_checks import assert_refused, check_step, refusal_reason

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from leir.printer import canonical
-from leir.strategies import NotApplicableError, Site, apply_strategy, candidates
+from strategies import NotApplicableError, Site, apply_strategy, candidates
 
 from .cuda_checks import assert_builds_for_cuda
 from .helpers import assert_interpreter_agrees, assert_verifies, leir, workload
@@ -119,7 +119,7 @@ def test_refuses_shared_memory_beyond_the_block_limit():
 
 
 def _apply_raw(program, tensor, scope):
-    from leir.strategies import get_strategy
+    from strategies import get_strategy
 
     strategy = get_strategy(NAME)
     strategy.apply(program, Site((0,), (("tensor", tensor),)), {"scope": scope})

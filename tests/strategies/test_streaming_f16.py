@@ -46,7 +46,7 @@ VACUOUS = pytest.mark.xfail(strict=True, reason=(
 
 def _without_sum_rescale(step):
     """The step's result with the running sum's rescale dropped: S_k = S_{k-1} + exp(X-M_k)."""
-    from leir.strategies.math.streaming import online_stats
+    from strategies.math.streaming import online_stats
 
     (stats,) = online_stats(step.after)
     s_stmt = step.after.body.blocks[stats.first].items[1]

@@ -6,7 +6,7 @@ import pytest
 
 from leir.parser import parse_expr
 from leir.printer import canonical, expr_text
-from leir.strategies.math.sympy_bridge import (
+from strategies.math.sympy_bridge import (
     BridgeError,
     Prover,
     region_of,
@@ -95,7 +95,7 @@ def test_integer_statements_are_no_region():
 
 
 def test_candidates_are_deterministic():
-    from leir.strategies import candidates
+    from strategies import candidates
 
     from .helpers import workload
 

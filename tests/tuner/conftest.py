@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from dataset.generation import Source
+from dataset.records import SourceInfo
 from leir.program import program_hash
-from leir.strategies.generation import Source
-from leir.strategies.records import SourceInfo
 from tests.strategies.helpers import workload
 
 

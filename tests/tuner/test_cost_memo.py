@@ -3,8 +3,8 @@ what it would compute afresh, for every state a policy call makes, on every targ
 
 from __future__ import annotations
 
+from frontend import translate_file
 from leir.ast import Program, Signature, TensorDecl
-from leir.frontend import translate_file
 from leir.program import load_program
 from tuner import cost
 from tuner.cost import program_cost

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from leir.strategies.rendering import prompt_text
+from dataset.rendering import prompt_text
 from steptp_cli.dataset_commands import make_verify
 from tests.tuner.test_llm_policy import ScriptedServer, _answer
 from tuner.evaluate import evaluate_single, rates_table

@@ -16,9 +16,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from dataset.rendering import SYSTEM, prompt_text
 from leir.program import program_to_json
-from leir.strategies.engine import apply_strategy
-from leir.strategies.rendering import SYSTEM, prompt_text
+from strategies.engine import apply_strategy
 from tuner.policies import LLMPolicy
 from tuner.proposals import SearchContext
 from tuner.run import tune

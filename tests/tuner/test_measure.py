@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from leir.program import load_program
-from leir.strategies import Exactness
+from strategies import Exactness
 from tuner.measure import Measurer
 from tuner.policies import RulePolicy
 from tuner.proposals import SearchContext

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from leir.printer import canonical
 from leir.program import load_program
-from leir.strategies import apply_strategy, candidates
+from strategies import apply_strategy, candidates
 from tuner.cost import AUTO_VECTOR_MIN_EXTENT, program_cost
 from tuner.policies import RulePolicy
 from tuner.policies.rule import spread
@@ -235,7 +235,7 @@ def test_a_reorder_is_scored_by_the_inline_it_enables():
     # the scan's loops run (c, a, d), its producer's (a, c, d): compute_inline needs the same header, so
     # the reorder that swaps c and a, worth nothing by itself, is what lets K (32 MiB, streamed twice) go
     program = load_program(SCAN)
-    from leir.strategies.engine import candidates
+    from strategies.engine import candidates
 
     assert candidates(program, "compute_inline") == []
     proposals = RulePolicy(seed=0).propose(program, SearchContext())

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from dataset.records import validate_record
 from leir.printer import canonical
-from leir.strategies.records import validate_record
 from tuner.policies import RulePolicy
 from tuner.run import tune
 from tuner.search import ALGORITHMS, Budget
@@ -89,9 +89,9 @@ def test_budget_parsing():
 def test_an_enabling_step_is_measured_with_the_step_it_enables():
     """x @ W^T: a transpose of W is slower alone (a copy, and W strided), so a beam of one would keep it
     only through the reorder it enables; the search measures that reorder in the same expansion."""
+    from dataset.generation import Source
+    from dataset.records import SourceInfo
     from leir.program import load_program, program_hash
-    from leir.strategies.generation import Source
-    from leir.strategies.records import SourceInfo
     from tests.tuner.test_rule_policy import LINEAR
     from tuner.measure import Measurer
 
@@ -123,7 +123,7 @@ class ScriptedTimings:
         self.calls = 0
 
     def measure(self, after, before, exactness):
-        from leir.strategies.records import verification_json
+        from dataset.records import verification_json
         from tuner.measure import Measurement
 
         self.calls += 1
@@ -193,9 +193,9 @@ def test_a_register_tile_is_measured_in_one_expansion_split_reorder_unroll():
     """The row split saves nothing alone and its reorder leaves a strided unrolled-to-be loop innermost;
     the search measures the split, the reorder and the unroll one after the other, and the tile is
     faster than the source (LLVM vectorises the output row for every unrolled row at once)."""
+    from dataset.generation import Source
+    from dataset.records import SourceInfo
     from leir.program import load_program, program_hash
-    from leir.strategies.generation import Source
-    from leir.strategies.records import SourceInfo
     from tuner.measure import Measurer
 
     program = load_program(GEMM_ROWS)
@@ -234,9 +234,9 @@ def test_a_planned_register_tile_is_measured_step_after_step_in_one_expansion():
     """None of the recipe's first three steps pays alone (a beam of one would drop each); the policy
     plans all four (``Proposal.then``) and the search measures them one after the other, each from the
     state the previous reached, and the tile verifies bit for bit at every step."""
+    from dataset.generation import Source
+    from dataset.records import SourceInfo
     from leir.program import load_program, program_hash
-    from leir.strategies.generation import Source
-    from leir.strategies.records import SourceInfo
     from tuner.measure import Measurer
 
     program = load_program(ROWS_UNROLLED)
@@ -266,7 +266,7 @@ class ScriptedVerdicts:
         self.calls = 0
 
     def measure(self, after, before, exactness):
-        from leir.strategies.records import verification_json
+        from dataset.records import verification_json
         from tuner.measure import Measurement
 
         self.calls += 1
@@ -277,8 +277,8 @@ class ScriptedVerdicts:
 
 def test_a_plan_stops_at_the_first_step_that_does_not_verify():
     """The steps after a planned step that fails were planned from a state that does not exist."""
+    from dataset.records import SourceInfo
     from leir.program import load_program, program_hash
-    from leir.strategies.records import SourceInfo
     from tuner.policies.register_tile import register_tile_chains
     from tuner.proposals import Proposal
     from tuner.search.base import Search

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from dataset.records import load_records
 from leir.program import dump_program, program_hash
-from leir.strategies.records import load_records
 from steptp_cli.main import main
 from tests.strategies.helpers import workload
 from tests.tuner.conftest import source_of

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from frontend import translate_file
 from leir import interpreter
-from leir.frontend import translate_file
 from leir.program import load_program
 from verifier import verify as verify_mod
 from verifier.inputs import generate_tensor, make_inputs

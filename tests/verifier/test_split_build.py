@@ -6,9 +6,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from frontend import translate_module
 from leir import interpreter
 from leir.checker import check
-from leir.frontend import translate_module
 from verifier.build import build
 from verifier.split_build import groups
 

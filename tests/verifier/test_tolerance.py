@@ -22,7 +22,7 @@ WORKLOADS = REPO / "workloads" / "level1"
 
 
 def _translated(name: str, sets: dict[str, int]):
-    from leir.frontend.translate import translate_file
+    from frontend.translate import translate_file
 
     return translate_file(WORKLOADS / f"{name}.py", sets=sets, dtype="f32")
 

@@ -295,7 +295,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_cli_torch_source_reference_with_params_and_eager_timing(tmp_path: Path, monkeypatch, capsys):
-    from leir.frontend.translate import translate_file
+    from frontend.translate import translate_file
     from leir.program import dump_program
 
     monkeypatch.setenv("STEPTP_CACHE_DIR", str(tmp_path / "cache"))
@@ -342,7 +342,7 @@ def get_inputs():
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 def test_cli_torch_source_reference_for_an_integer_output(tmp_path: Path, monkeypatch, capsys, dtype):
     """An i64 output (argmax) is still compared: the model loads in the program's float dtype."""
-    from leir.frontend.translate import translate_file
+    from frontend.translate import translate_file
     from leir.program import dump_program
 
     monkeypatch.setenv("STEPTP_CACHE_DIR", str(tmp_path / "cache"))
@@ -380,7 +380,7 @@ def get_inputs():
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 def test_cli_set_reads_a_tuple_like_translate(tmp_path: Path, monkeypatch, capsys, dtype):
     """``--set SHAPE=(4,)`` reaches the reference as a tuple, as it reached the translation."""
-    from leir.frontend.translate import translate_file
+    from frontend.translate import translate_file
     from leir.program import dump_program
 
     monkeypatch.setenv("STEPTP_CACHE_DIR", str(tmp_path / "cache"))

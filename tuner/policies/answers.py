@@ -1,6 +1,6 @@
 """Parsing a model's answer into an engine step, robustly: every way it can be wrong is a named failure.
 
-The answer format is the SFT one (``leir.strategies.rendering``): ``<think>..</think><answer>{JSON}
+The answer format is the SFT one (``dataset.rendering``): ``<think>..</think><answer>{JSON}
 </answer>`` with the keys ``transformed_IR`` and ``applied_strategy``. A model's IR is never trusted as
 is: it must parse and check against the state's signature, and it must be what one legal step of the
 named strategy produces (found by applying that strategy's candidates through the engine) — so every
@@ -14,13 +14,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from dataset.rendering import IR_KEY, STRATEGY_KEY
 from leir.ast import Program
 from leir.errors import LeirError
 from leir.printer import canonical
 from leir.program import program_from_json, program_hash, program_to_json
-from leir.strategies.base import AppliedStep
-from leir.strategies.registry import UnknownStrategyError, get_strategy
-from leir.strategies.rendering import IR_KEY, STRATEGY_KEY
+from strategies.base import AppliedStep
+from strategies.registry import UnknownStrategyError, get_strategy
 from tuner.policies.base import engine_steps
 
 #: Parameter combinations tried per site when matching a model's IR to a legal step.

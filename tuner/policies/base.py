@@ -6,11 +6,11 @@ import random
 from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
+from dataset.planning import PlannedStep, StepFailure, attempt, param_choices
 from leir.ast import Program
-from leir.strategies.base import AppliedStep, Site, Strategy
-from leir.strategies.engine import strategy_sites
-from leir.strategies.explore import PlannedStep, StepFailure, attempt, param_choices
-from leir.strategies.registry import all_strategies
+from strategies.base import AppliedStep, Site, Strategy
+from strategies.engine import strategy_sites
+from strategies.registry import all_strategies
 from tuner.proposals import Proposal, SearchContext
 
 

@@ -1,7 +1,7 @@
 """``LLMPolicy``: a model behind any OpenAI-compatible chat-completions endpoint (vLLM, SGLang,
 llama.cpp server, ollama) proposes the next step.
 
-The prompt is exactly the exported SFT prompt (``leir.strategies.rendering.prompt_text`` with its system
+The prompt is exactly the exported SFT prompt (``dataset.rendering.prompt_text`` with its system
 turn) followed by the search context — the current speedup, the path so far, and the candidates from
 this state that failed and why — so a model fine-tuned on our exports sees what it was trained on. Each
 choice's ``<answer>`` is parsed by ``tuner.policies.answers``; malformed, truncated or off-format answers
@@ -18,9 +18,9 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from dataset.rendering import SYSTEM, prompt_text
 from leir.ast import Program
 from leir.program import program_hash, program_to_json
-from leir.strategies.rendering import SYSTEM, prompt_text
 from tuner.policies.answers import AnswerFailure, answer_objects, match_step
 from tuner.proposals import Proposal, SearchContext
 

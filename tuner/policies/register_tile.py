@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from leir.analysis import item_statements, stmt_reads
 from leir.ast import Program
 from leir.gpu_limits import is_block_axis
-from leir.strategies.base import AppliedStep, Site
-from leir.strategies.loop.loop_vectorization import MAX_VECTOR_EXTENT
-from leir.strategies.registry import get_strategy
+from strategies.base import AppliedStep, Site
+from strategies.loop.loop_vectorization import MAX_VECTOR_EXTENT
+from strategies.registry import get_strategy
 from tuner.cost import program_cost, register_accumulator, reread_weight
 from tuner.policies.base import strategy_steps
 from verifier.targets import vector_unit

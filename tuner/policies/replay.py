@@ -1,6 +1,6 @@
 """``ReplayPolicy``: proposes, for a state, the steps a recorded run took from it, in recorded order.
 
-Reads step records (``leir.strategies.records``; a ``steptp tune`` run or a generated dataset). For each
+Reads step records (``dataset.records``; a ``steptp tune`` run or a generated dataset). For each
 state it re-applies the recorded strategy, site and parameters through the engine, so a replay checks
 that today's engine still produces the recorded child (a mismatch is a failed proposal, not a silent
 divergence). Verified records come first; failed ones are replayed too, which reproduces a run's failures.
@@ -12,12 +12,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from dataset.records import load_records
 from leir.ast import Program
 from leir.errors import LeirError
 from leir.program import program_hash
-from leir.strategies.base import StrategyError
-from leir.strategies.engine import apply_strategy
-from leir.strategies.records import load_records
+from strategies.base import StrategyError
+from strategies.engine import apply_strategy
 from tuner.proposals import Proposal, SearchContext
 
 

@@ -29,13 +29,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import MutableMapping
 
+from dataset.planning import PlannedStep, StepFailure, attempt
 from leir.analysis import loop_vars_in
 from leir.ast import Program
 from leir.program import program_hash
-from leir.strategies.base import AppliedStep, Site
-from leir.strategies.engine import strategy_sites
-from leir.strategies.explore import PlannedStep, StepFailure, attempt
-from leir.strategies.registry import get_strategy
+from strategies.base import AppliedStep, Site
+from strategies.engine import strategy_sites
+from strategies.registry import get_strategy
 from tuner.cost import CostBreakdown, max_sharing_copies, program_cost
 from tuner.policies.base import engine_steps, strategy_steps
 from tuner.policies.register_tile import RECIPE, Chain, register_tile_chains, step_key

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from dataset.generation import generator_version
+from dataset.records import Record, SourceInfo, step_record
 from leir.ast import Program
 from leir.program import program_hash
-from leir.strategies.base import AppliedStep, Exactness
-from leir.strategies.generation import generator_version
-from leir.strategies.records import Record, SourceInfo, step_record
+from strategies.base import AppliedStep, Exactness
 from tuner.proposals import Proposal, SearchContext
 
 #: A state measured more than this factor faster than the best so far is timed once more before it
@@ -248,8 +248,8 @@ class Search:
 
     @staticmethod
     def _site_index(step: AppliedStep) -> int:
-        from leir.strategies.engine import strategy_sites
-        from leir.strategies.registry import get_strategy
+        from strategies.engine import strategy_sites
+        from strategies.registry import get_strategy
 
         for index, site in enumerate(strategy_sites(get_strategy(step.strategy), step.before)):
             if site.key == step.site.key:

@@ -15,7 +15,7 @@ class Command(BaseCommand):
         parser.add_argument("files", nargs="+")
 
     def handle(self, *args, **options):
-        from leir.strategies.records import RecordError, load_records
+        from dataset.records import RecordError, load_records
 
         for path in options["files"]:
             try:

@@ -1,0 +1,310 @@
+"""Seeded breadth-first generation of step records over the states reachable from source programs.
+
+From each source state (a workload at one shape variant, or a ``.leir`` file) the generator takes every
+planned step (``dataset.planning``) of every state at depth ``d``, verifies each resulting state
+against its parent, and expands the distinct accepted children (deduplicated by content hash over the
+whole run) at depth ``d+1``, at most ``breadth_cap`` of them per source and depth, drawn with an RNG
+seeded by the run seed. One record per step (``dataset.records``), failures included.
+
+Verification is injected (``verify(after, before) -> result dict``) so this module imports neither TVM
+nor torch; ``steptp generate`` passes ``verifier.verify`` on a warm sandbox pool, calls run on
+``workers`` threads, and records are still written in plan order, so the same sources, settings and seed
+give the same file byte for byte (up to the measured timings inside ``verification.result``).
+
+Resumable: ``StepWriter`` reads the step ids already in the output (dropping a half-written last line);
+a planned step whose id is there is neither applied, verified nor written again — its recorded child is
+used for the expansion, so the resumed run continues exactly where the interrupted one stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any, TextIO
+
+from dataset.planning import PlannedStep, StepFailure, attempt, plan_steps, traceback_summary
+from dataset.records import (
+    Record,
+    SourceInfo,
+    dumps,
+    state_json,
+    step_id,
+    step_record,
+    verification_json,
+)
+from leir.ast import Program
+from leir.program import program_from_json, program_hash
+from strategies.base import AppliedStep, Strategy
+from strategies.registry import all_strategies
+
+#: ``verify(after, before)`` → a ``VerificationResult.to_json()`` dict.
+VerifyFn = Callable[[Program, Program], Mapping[str, Any]]
+
+
+def generator_version() -> str:
+    try:
+        return metadata.version("steptp")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A source state and where it came from."""
+
+    info: SourceInfo
+    program: Program
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    depth: int = 1
+    seed: int = 0
+    #: States expanded per source and depth (a seeded sample of the distinct accepted children).
+    breadth_cap: int = 8
+    #: Parameter combinations tried per site (all of them when there are at most this many).
+    params_per_site: int = 1
+    #: Steps tried per state (a balanced, seeded subset); ``None`` tries them all.
+    max_steps_per_state: int | None = None
+    #: Names of the strategies to use (``None``: every registered one).
+    strategies: tuple[str, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"depth": self.depth, "breadth_cap": self.breadth_cap, "params_per_site": self.params_per_site,
+                "max_steps_per_state": self.max_steps_per_state,
+                "strategies": list(self.strategies) if self.strategies else None}
+
+
+@dataclass
+class GenerationSummary:
+    """What a run did (the CLI prints it)."""
+
+    written: int = 0
+    resumed: int = 0
+    verified: int = 0
+    failed: int = 0
+    unverified: int = 0
+    states: int = 0
+    by_strategy: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def count(self, record: Record, *, resumed: bool) -> None:
+        if resumed:
+            self.resumed += 1
+        else:
+            self.written += 1
+        status = record["status"]
+        setattr(self, status, getattr(self, status) + 1)
+        row = self.by_strategy.setdefault(record["strategy"], {"verified": 0, "failed": 0, "unverified": 0})
+        row[status] += 1
+
+
+class StepWriter:
+    """Appends records to a ``.jsonl`` file, knowing the ids already there (for resumption)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.existing: dict[str, Record] = {}
+        if self.path.exists():
+            self._read_existing()
+        self._handle: TextIO = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+
+    def _read_existing(self) -> None:
+        data = self.path.read_bytes()
+        complete = data[: data.rfind(b"\n") + 1]  # an interrupted write leaves a partial last line
+        if len(complete) != len(data):
+            self.path.write_bytes(complete)
+        for line in complete.decode("utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                self.existing[record["step_id"]] = record
+
+    def write(self, record: Record) -> None:
+        self._handle.write(dumps(record) + "\n")
+        self._handle.flush()
+        self.existing[record["step_id"]] = record
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> StepWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+@dataclass
+class _Pending:
+    """A record waiting for its verification (or ready), kept in plan order."""
+
+    build: Callable[[Mapping[str, Any] | None, StepFailure | None], Record]
+    future: Future[Mapping[str, Any] | StepFailure] | None
+    child: Program | None
+    resumed: Record | None = None
+    #: Builds a failure record when ``build`` itself fails (a strategy's parameters that are not JSON …).
+    fallback: Callable[[BaseException], Record] | None = None
+
+
+class Generator:
+    """Breadth-first generation over ``sources``; see the module docstring."""
+
+    def __init__(self, sources: Sequence[Source], config: GenerationConfig, *, verify: VerifyFn | None,
+                 workers: int = 1, progress: Callable[[int, int], None] | None = None,
+                 strategies: Sequence[Strategy] | None = None):
+        self.sources = list(sources)
+        self.config = config
+        self.verify = verify
+        self.workers = max(1, workers)
+        #: ``progress(done, newly_planned)``: steps finished, and steps added to the known total.
+        self.progress = progress or (lambda done, planned: None)
+        names = config.strategies
+        pool = all_strategies() if strategies is None else strategies
+        #: Registered ones by default; a caller may pass instances (tests pass deliberately broken ones).
+        self.strategies: list[Strategy] = [s for s in pool if names is None or s.name in names]
+        self.generator = {"name": "steptp", "version": generator_version(), "seed": config.seed,
+                          "config": config.to_json()}
+
+    def run(self, writer: StepWriter) -> GenerationSummary:
+        summary = GenerationSummary()
+        seen: set[str] = set()
+        with ThreadPoolExecutor(self.workers, thread_name_prefix="steptp-verify") as pool:
+            frontiers = []
+            for source in self.sources:
+                source_hash = program_hash(source.program)
+                if source_hash not in seen:
+                    seen.add(source_hash)
+                    frontiers.append((source, [source.program]))
+            for depth in range(self.config.depth):
+                next_frontiers = []
+                for source, states in frontiers:
+                    children = self._level(source, states, depth, writer, pool, summary)
+                    fresh = []
+                    for child, child_hash in children:
+                        if child_hash not in seen:
+                            seen.add(child_hash)
+                            fresh.append(child)
+                    next_frontiers.append((source, self._cap(fresh, source, depth + 1)))
+                    summary.states += len(states)
+                frontiers = next_frontiers
+        return summary
+
+    def _cap(self, states: list[Program], source: Source, depth: int) -> list[Program]:
+        if len(states) <= self.config.breadth_cap:
+            return states
+        rng = random.Random(f"{self.config.seed}|{source.info.hash}|breadth|{depth}")
+        keep = sorted(rng.sample(range(len(states)), self.config.breadth_cap))
+        return [states[i] for i in keep]
+
+    def _level(self, source: Source, states: list[Program], depth: int, writer: StepWriter,
+               pool: ThreadPoolExecutor, summary: GenerationSummary) -> list[tuple[Program, str]]:
+        """Every planned step from ``states`` (all at ``depth``); the accepted children and their hashes."""
+        children: list[tuple[Program, str]] = []
+        window: deque[_Pending] = deque()
+        limit = self.workers * 4
+        for state in states:
+            parent_state = state_json(state, depth)
+            state_hash = parent_state["hash"]
+            plan = plan_steps(state, state_hash, self.strategies, seed=self.config.seed,
+                              params_per_site=self.config.params_per_site,
+                              max_steps=self.config.max_steps_per_state)
+            self.progress(0, len(plan.broken) + len(plan.steps))
+            for broken in plan.broken:
+                s = broken.strategy
+                record = step_record(source=source.info, parent=state, parent_depth=depth, strategy=s.name,
+                                     number=s.number, level=s.level.value, generator=self.generator,
+                                     failure=broken.failure.to_json(), parent_state=parent_state)
+                window.append(self._known(record, writer))
+            for planned in plan.steps:
+                window.append(self._pending(source, state, parent_state, depth, planned, writer, pool))
+                while len(window) > limit:
+                    self._flush_one(window, writer, summary, children)
+        while window:
+            self._flush_one(window, writer, summary, children)
+        return children
+
+    def _known(self, record: Record, writer: StepWriter) -> _Pending:
+        existing = writer.existing.get(record["step_id"])
+        return _Pending(build=lambda v, f: record, future=None, child=None, resumed=existing)
+
+    def _pending(self, source: Source, state: Program, parent_state: dict[str, Any], depth: int,
+                 planned: PlannedStep, writer: StepWriter, pool: ThreadPoolExecutor) -> _Pending:
+        s = planned.strategy
+        existing = writer.existing.get(step_id(parent_state["hash"], s.name, planned.site, planned.params))
+        common: dict[str, Any] = dict(
+            source=source.info, parent=state, parent_depth=depth, strategy=s.name, number=s.number,
+            level=s.level.value, generator=self.generator, site=planned.site, site_index=planned.site_index,
+            params=planned.params, parent_state=parent_state)
+        if existing is not None:
+            child = (program_from_json(existing["child"]["program"])
+                     if existing["status"] != "failed" and existing.get("child") else None)
+            return _Pending(build=lambda v, f: existing, future=None, child=child, resumed=existing)
+        def fallback(exc: BaseException) -> Record:
+            safe = {**common, "params": {str(k): repr(v) for k, v in planned.params.items()}}
+            failure = StepFailure("apply", "exception", f"the step could not be recorded: "
+                                  f"{type(exc).__name__}: {exc}", traceback_summary(exc))
+            return step_record(**safe, failure=failure.to_json())
+
+        outcome = attempt(state, planned)
+        if isinstance(outcome, StepFailure):
+            failure = outcome.to_json()
+            return _Pending(build=lambda v, f: step_record(**common, failure=failure), future=None,
+                            child=None, fallback=fallback)
+        step: AppliedStep = outcome
+        future = pool.submit(self._verify, step) if self.verify is not None else None
+
+        def build(result: Mapping[str, Any] | None, failure: StepFailure | None) -> Record:
+            if failure is not None:
+                return step_record(**common, step=step, failure=failure.to_json())
+            verification = verification_json(result, step.exactness) if result is not None else None
+            return step_record(**common, step=step, verification=verification)
+
+        return _Pending(build=build, future=future, child=step.after, fallback=fallback)
+
+    def _verify(self, step: AppliedStep) -> Mapping[str, Any] | StepFailure:
+        try:
+            assert self.verify is not None
+            return self.verify(step.after, step.before)
+        except Exception as exc:  # noqa: BLE001 - a verifier error is a recorded failure
+            return StepFailure("verification", "verifier_error", f"{type(exc).__name__}: {exc}",
+                               traceback_summary(exc))
+
+    def _flush_one(self, window: deque[_Pending], writer: StepWriter, summary: GenerationSummary,
+                   children: list[tuple[Program, str]]) -> None:
+        pending = window.popleft()
+        if pending.resumed is not None:
+            record = pending.resumed
+            summary.count(record, resumed=True)
+        else:
+            result = pending.future.result() if pending.future is not None else None
+            try:
+                record = pending.build(None, result) if isinstance(result, StepFailure) else \
+                    pending.build(result, None)
+                dumps(record)
+            except Exception as exc:  # noqa: BLE001 - an unrecordable step is a failure, not a dead run
+                if pending.fallback is None:
+                    raise
+                record = pending.fallback(exc)
+                pending.child = None
+            if record["step_id"] in writer.existing:  # the same step reached twice in one run
+                self.progress(1, 0)
+                return
+            writer.write(record)
+            summary.count(record, resumed=False)
+        if record["status"] != "failed" and pending.child is not None:
+            children.append((pending.child, record["child"]["hash"]))
+        self.progress(1, 0)
+
+
+def generate(sources: Iterable[Source], config: GenerationConfig, output: str | Path, *,
+             verify: VerifyFn | None, workers: int = 1, progress: Callable[[int, int], None] | None = None,
+             strategies: Sequence[Strategy] | None = None) -> GenerationSummary:
+    """Run a generation into ``output`` (appending to, and resuming, what is already there)."""
+    with StepWriter(output) as writer:
+        return Generator(list(sources), config, verify=verify, workers=workers, progress=progress,
+                         strategies=strategies).run(writer)

@@ -1,0 +1,129 @@
+"""loop_split (catalogue #12): one spatial loop becomes an outer and an inner loop, ``i → i*f+k``."""
+
+from __future__ import annotations
+
+from leir.analysis import (
+    fresh_loop_vars,
+    loop_race_reason,
+    proper_divisors,
+    split_index_var,
+    var_in_condition,
+)
+from leir.ast import Block, Loop, Program
+from leir.printer import loop_text
+from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy, int_param
+from strategies.common import block_at, describe_block, header_text
+from strategies.loop.nest import (
+    bound_loop_inside,
+    find_loop,
+    guard_refusal,
+    header_loops,
+    rebuild,
+    ref_using,
+    trip_count,
+)
+from strategies.registry import register
+from strategies.traces import Trace, TraceBuilder
+
+
+def _kind_refusal(block: Block, k: int) -> str | None:
+    """Why the header loop at position ``k`` of ``block`` cannot be split for its kind, or ``None``: a
+    serial ``L`` always can, a bound ``B`` only when no bound loop runs inside it (its inner ``L`` would
+    otherwise sit between two bound loops), nothing else (``P``, ``V`` and ``U`` loops are already
+    mapped)."""
+    lp = block.loops[k]
+    if lp.kind == "L":
+        return None
+    if lp.kind != "B":
+        return f"the loop over {lp.var} is {lp.kind}, not serial L or bound B"
+    if bound_loop_inside(block, k):
+        return f"the bound loop over {lp.var} has a bound loop inside it"
+    return None
+
+
+def _kind_word(lp: Loop) -> str:
+    return "bound" if lp.kind == "B" else "serial"
+
+
+@register
+class LoopSplit(Strategy):
+    """Split a serial or bound spatial loop of extent ``n`` into an outer loop of ``n/f`` and an inner loop of ``f``.
+
+    From level1/cat_split_chunk, parameters {'factor': 2}:
+
+    Before: ``B^{4}_{tx=0}L^{24}_{a=0}[D^{f32,g}_{tx,a}=A^{f32,g}_{tx,a};];``
+    After:  ``B^{4}_{tx=0}L^{12}_{a=0}L^{2}_{c=0}[D^{f32,g}_{tx,a*2+c}=A^{f32,g}_{tx,a*2+c};];``
+
+    The outer loop keeps the variable's name, the inner one takes a fresh name, and every use of the
+    variable ``a`` becomes ``a*2+c`` (spliced into the sums it appears in, so ``loop_fusion`` gives the
+    original text back). A loop bound to a GPU axis (``B``) splits the same way when no bound loop
+    runs inside it: the outer loop keeps the axis with ``n/f`` blocks or threads and the inner one is a
+    serial ``L`` of ``f`` that each of them runs (coarsening: on the CPU, where the frontend's ``tx``
+    is serial, the ``f`` rows a register tile works on once the inner loop is moved inward and
+    unrolled). Precondition: the loop is serial ``L`` or such a ``B``, no statement under it carries a
+    dependence along it (a spatial loop), no guard compares it (guarded reads are proved in bounds on
+    the plain variable), and its extent has a divisor ``1 < f < n`` (parameter
+    ``factor``, every such divisor). The iterations run in the same order: exact (E).
+    """  # noqa: E501
+
+    number = 12
+    name = "loop_split"
+    level = Level.LOOP
+    exactness = Exactness.E
+    inverse_of = ("loop_fusion",)
+
+    def candidates(self, program: Program) -> list[Site]:
+        sites = []
+        for path, block, k, lp in header_loops(program):
+            factors = proper_divisors(lp.extent)
+            if _kind_refusal(block, k) is not None or not factors \
+                    or loop_race_reason(program, path, lp.var) is not None or var_in_condition(block, lp.var):
+                continue
+            sites.append(Site(path, (("loop", lp.var),), (ParamSpec("factor", factors, "inner extent"),),
+                              where=f"the loop over {lp.var} in {describe_block(path)}"))
+        return sites
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        var = site.get("loop")
+        block, k, lp = find_loop(self, program, site.path, var)
+        factor = params["factor"]
+        refusal = _kind_refusal(block, k)
+        if refusal is not None:
+            raise self.refuse(refusal)
+        if not isinstance(factor, int) or factor not in proper_divisors(lp.extent):
+            raise self.refuse(f"factor {factor} does not divide extent {lp.extent} non-trivially")
+        reason = loop_race_reason(program, site.path, var)
+        if reason is not None:
+            raise self.refuse(f"the loop over {var} {reason}: it is not a spatial loop")
+        if var_in_condition(block, var):
+            raise self.refuse(guard_refusal(var))
+        (inner,) = fresh_loop_vars(program, 1)
+        loops = block.loops[:k] + (Loop(lp.kind, lp.extent // factor, var), Loop("L", factor, inner)) \
+            + block.loops[k + 1:]
+        return rebuild(program, site.path, block, loops, lambda e: split_index_var(e, var, inner, factor))
+
+    def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
+        var, factor = site.get("loop"), int_param(params, "factor")
+        old_block, k, old = find_loop(self, before, site.path, var)
+        new_block = block_at(after, site.path)
+        outer, inner = new_block.loops[k], new_block.loops[k + 1]
+        t = TraceBuilder()
+        body_trips = trip_count(old_block.loops[k + 1:])
+        used = ref_using(new_block, inner.var)
+        uses = f", so a reference reads {t.after(used)}" if used else ""
+        return t.build(
+            applicability=(f"In {describe_block(site.path)} the {_kind_word(old)} loop {t.before(loop_text(old))} is "
+                           f"spatial (no statement carries a dependence along {var}) and its extent "
+                           f"{old.extent} has the divisor {factor}."),
+            change=(f"{t.before(loop_text(old))} becomes {t.after(header_text((outer, inner)))} with "
+                    f"factor={factor}; every use of {var} becomes {var}*{factor}+{inner.var}{uses}."),
+            rationale=(f"The {old.extent} iterations become {outer.extent} outer x {factor} inner ones, each "
+                       f"running {body_trips} inner iteration(s) of the body; the inner loop of extent "
+                       f"{factor} is a unit that can be vectorised, unrolled or bound to threads, and the "
+                       "outer one can be parallelised or reordered with the loops around it."
+                       + (f" The outer loop stays bound to {var}: each of its {outer.extent} blocks or threads "
+                          f"now runs {factor} of the old iterations, which a reorder can move inward and "
+                          "an unroll can turn into a register tile." if old.kind == "B" else "")),
+            exactness=("Exact (E): the iterations run in the same order with the same arithmetic, so the "
+                       "outputs are bitwise identical."),
+        )

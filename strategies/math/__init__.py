@@ -1,0 +1,25 @@
+"""math-level strategies: one module per strategy; importing this package registers them."""
+
+from strategies.math import (  # noqa: F401
+    additive_split,
+    apart,
+    cancellation,
+    collect,
+    expand_cancellation,
+    expand_collect,
+    expand_factorization,
+    expand_log,
+    expand_powsimp,
+    exponential_split,
+    factorization,
+    flashattention_wo_tiling,
+    logsimp,
+    multiplicative_split,
+    normal_loop_max_to_prefix_max,
+    normal_loop_summation_on_exp_to_prefix_summation_on_exp,
+    normal_matmul_to_prefix_matmul_based_on_online_softmax,
+    online_softmax,
+    partially_equivalent_then_correct,
+    powsimp,
+    together,
+)
