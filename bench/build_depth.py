@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leir.checker import check  # noqa: E402
-from leir.program import load_program  # noqa: E402
-from verifier import tvm_adapter  # noqa: E402
-from verifier.build import build  # noqa: E402
-from verifier.lowering import lower  # noqa: E402
+from leir.checker import check
+from leir.program import load_program
+from verifier import tvm_adapter
+from verifier.build import build
+from verifier.lowering import lower
 
 A = "A^{f32,g}_{i}"
 

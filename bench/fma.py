@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from leir.program import load_program  # noqa: E402
+from leir.program import load_program
 
 TARGETS = ("llvm-host", "llvm-native")
 ROWS, LANES = 6, 16
@@ -106,7 +106,7 @@ def survey(programs: int) -> None:
             for step, _ in zip(steps, range(2), strict=False):
                 try:
                     child = build(step.after, "llvm-native", cache=False).run(arrays)
-                except Exception as exc:  # noqa: BLE001 - reported, the survey goes on
+                except Exception as exc:
                     print(f"  {workload_id}: {strategy.name} did not build: {type(exc).__name__}",
                           file=sys.stderr)
                     continue

@@ -31,11 +31,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import torch  # noqa: E402
+import torch
 
-from frontend.loading import load_source  # noqa: E402
-from frontend.translate import translate_module  # noqa: E402
-from workloads.registry import list_workloads  # noqa: E402
+from frontend.loading import load_source
+from frontend.translate import translate_module
+from workloads.registry import list_workloads
 
 
 def baseline_seconds(model, inputs) -> float:
@@ -117,7 +117,7 @@ def main() -> int:
             start = time.perf_counter()
             translation = translate_module(loaded.model, loaded.inputs, source_path=str(info.path))
             seconds = time.perf_counter() - start
-        except Exception as exc:  # noqa: BLE001 - a benchmark reports failures, it does not stop
+        except Exception as exc:
             failures.append((info.id, "translate", f"{type(exc).__name__}: {exc}"))
             continue
         per_level[info.level]["translated"] += 1
@@ -135,7 +135,7 @@ def main() -> int:
                 per_level[info.level]["verified"] += 1
             else:
                 failures.append((info.id, "verify", str({k: r.max_rel_error for k, r in results.items()})))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             failures.append((info.id, "verify", f"{type(exc).__name__}: {exc}"))
 
     print(f"\nCoverage ({args.dtype}{', translation only' if args.no_verify else ', llvm verification'})")

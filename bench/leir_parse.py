@@ -15,12 +15,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lark import Lark  # noqa: E402
+from lark import Lark
 
-from leir.checker import check  # noqa: E402
-from leir.corpus import load_corpus  # noqa: E402
-from leir.parser import _GRAMMAR_PATH, parse_body  # noqa: E402
-from leir.printer import canonical  # noqa: E402
+from leir.checker import check
+from leir.corpus import load_corpus
+from leir.parser import _GRAMMAR_PATH, parse_body
+from leir.printer import canonical
 
 
 def best_rate(label: str, func, texts: list[str], repeat: int) -> float:

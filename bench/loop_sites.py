@@ -16,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leir.analysis import program_info  # noqa: E402
-from leir.corpus import load_corpus  # noqa: E402
-from strategies import all_strategies  # noqa: E402
-from strategies.traces import grounding_problems  # noqa: E402
+from leir.analysis import program_info
+from leir.corpus import load_corpus
+from strategies import all_strategies
+from strategies.traces import grounding_problems
 
 
 def builtin_programs():
@@ -29,7 +29,7 @@ def builtin_programs():
     for info in list_workloads():
         try:
             yield info.id, translate_file(info.path, dtype="f32").program
-        except Exception as exc:  # noqa: BLE001 - a workload the frontend cannot translate is reported
+        except Exception as exc:
             print(f"skip {info.id}: {type(exc).__name__}: {exc}", file=sys.stderr)
 
 
@@ -52,7 +52,7 @@ def main() -> int:
             for strategy in chosen:
                 try:
                     sites = strategy.candidates(program)
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     failures.append(f"{suite} {pid} {strategy.name} candidates: {exc!r}")
                     continue
                 row = counts.setdefault((strategy.name, suite), [0, 0, 0])
@@ -72,7 +72,7 @@ def main() -> int:
                             if grounding:
                                 raise ValueError(f"ungrounded trace: {grounding[0]}")
                             row[2] += 1
-                        except Exception as exc:  # noqa: BLE001
+                        except Exception as exc:
                             failures.append(f"{suite} {pid} {strategy.name} site {index}: {exc!r}")
     sizes = {k: len(v) for k, v in suites.items()}
     print(f"programs: builtin {sizes['builtin']}, corpus {sizes['corpus']}  "

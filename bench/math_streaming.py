@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from frontend import translate_file  # noqa: E402
-from leir.ast import tensor_refs  # noqa: E402
-from leir.printer import canonical  # noqa: E402
-from strategies import apply_strategy  # noqa: E402
-from strategies.math.streaming import score_passes, two_pass_stats  # noqa: E402
-from verifier.verify import verify  # noqa: E402
+from frontend import translate_file
+from leir.ast import tensor_refs
+from leir.printer import canonical
+from strategies import apply_strategy
+from strategies.math.streaming import score_passes, two_pass_stats
+from verifier.verify import verify
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKLOADS = ("level1/sdpa_causal", "level2/gqa_sdpa_causal")

@@ -27,13 +27,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from frontend import translate_file  # noqa: E402
-from leir.corpus import load_corpus  # noqa: E402
-from verifier import verify as verify_mod  # noqa: E402
-from verifier.reference import INTERPRETER_MAX_ITERATIONS, TorchSourceReference, iteration_count  # noqa: E402
-from verifier.sandbox import WorkerPool  # noqa: E402
-from verifier.verify import verify  # noqa: E402
-from workloads.registry import list_workloads  # noqa: E402
+from frontend import translate_file
+from leir.corpus import load_corpus
+from verifier import verify as verify_mod
+from verifier.reference import INTERPRETER_MAX_ITERATIONS, TorchSourceReference, iteration_count
+from verifier.sandbox import WorkerPool
+from verifier.verify import verify
+from workloads.registry import list_workloads
 
 PASSING = {"pass", "equal_pass"}
 NOT_COMPARED = {"execute"}
@@ -75,7 +75,7 @@ def sweep_workloads(count: int, dtypes: list[str], seed: int, pool: WorkerPool,
             started = time.perf_counter()
             try:
                 translation = translate_file(Path(workload.path), dtype=dtype)
-            except Exception as exc:  # noqa: BLE001 - a sweep reports, it does not stop
+            except Exception as exc:
                 tally[(dtype, "translate_error")] += 1
                 print(f"workload {dtype} {workload.id}: translate_error: {type(exc).__name__}: {exc}"[:300],
                       flush=True)

@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leir.program import program_from_json  # noqa: E402
+from leir.program import program_from_json
 
 BAR = 20
 

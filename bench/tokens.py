@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leir.corpus import load_corpus  # noqa: E402
-from verifier.tokens import TokenCounts, geomean, summary  # noqa: E402
+from leir.corpus import load_corpus
+from verifier.tokens import TokenCounts, geomean, summary
 
 TARGET_TIR = 0.35
 TARGET_CUDA = 0.15

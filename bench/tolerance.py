@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from frontend.translate import translate_file  # noqa: E402
-from verifier.reference import TorchSourceReference  # noqa: E402
-from verifier.verify import verify  # noqa: E402
-from workloads.registry import list_workloads  # noqa: E402
+from frontend.translate import translate_file
+from verifier.reference import TorchSourceReference
+from verifier.verify import verify
+from workloads.registry import list_workloads
 
 #: Long reductions at the sizes that made the fixed tolerance reject correct programs.
 LONG = [
@@ -43,7 +43,7 @@ LONG = [
 def _one(path: Path, sets: dict, dtype: str, special: bool) -> tuple[str, str, str]:
     try:
         translation = translate_file(path, sets=sets, dtype=dtype)
-    except Exception as exc:  # noqa: BLE001 - a translation failure is reported, not fatal
+    except Exception as exc:
         return "untranslated", "untranslated", f"{type(exc).__name__}: {exc}"[:80]
     reference = TorchSourceReference(path, sets, dtype)
     common = dict(reference=reference, params=translation.values, cache=False, special_values=special)

@@ -50,19 +50,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dataset.generation import Source  # noqa: E402
-from dataset.records import SourceInfo  # noqa: E402
-from frontend import translate_file  # noqa: E402
-from leir.printer import canonical  # noqa: E402
-from leir.program import program_hash  # noqa: E402
-from strategies.registry import all_strategies  # noqa: E402
-from tuner.cost import program_flops  # noqa: E402
-from tuner.measure import Measurer  # noqa: E402
-from tuner.policies import RulePolicy  # noqa: E402
-from tuner.run import tune  # noqa: E402
-from tuner.search import Budget  # noqa: E402
-from verifier.targets import CONTRACTION_FREE_TWIN, TUNING_TARGET  # noqa: E402
-from workloads.registry import list_workloads  # noqa: E402
+from dataset.generation import Source
+from dataset.records import SourceInfo
+from frontend import translate_file
+from leir.printer import canonical
+from leir.program import program_hash
+from strategies.registry import all_strategies
+from tuner.cost import program_flops
+from tuner.measure import Measurer
+from tuner.policies import RulePolicy
+from tuner.run import tune
+from tuner.search import Budget
+from verifier.targets import CONTRACTION_FREE_TWIN, TUNING_TARGET
+from workloads.registry import list_workloads
 
 GEMM_WORDS = ("matmul", "bmm", "gemm", "linear")
 #: The final check evaluates the rounding-error bound (``verifier.error_bound``) of programs up to this
@@ -109,7 +109,7 @@ def choose_shapes(info, floor_ms: float) -> tuple[dict[str, int], float, float]:
         sets = shapes_at(info, t)
         try:
             ms = eager_ms(info, sets)
-        except Exception as exc:  # noqa: BLE001 - a size the module rejects: keep the last good one
+        except Exception as exc:
             print(f"  {info.id}: eager failed at t={t}: {type(exc).__name__}: {exc}", file=sys.stderr)
             break
         last = (sets, t, ms)
@@ -427,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(run_one(info, args))
             # each row as soon as it is measured, so a long run that is stopped still says something
             print("  row " + json.dumps(rows[-1], default=str), file=sys.stderr, flush=True)
-        except Exception as exc:  # noqa: BLE001 - one broken workload is reported, the rest still run
+        except Exception as exc:
             print(f"  {info.id} skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
     report(rows, args, [before])
     if args.json:

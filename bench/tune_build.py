@@ -28,14 +28,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dataset.generation import Source  # noqa: E402
-from dataset.records import SourceInfo  # noqa: E402
-from frontend import translate_file  # noqa: E402
-from leir.program import program_hash  # noqa: E402
-from tuner.measure import Measurer  # noqa: E402
-from tuner.policies import RulePolicy  # noqa: E402
-from tuner.run import tune  # noqa: E402
-from tuner.search import Budget  # noqa: E402
+from dataset.generation import Source
+from dataset.records import SourceInfo
+from frontend import translate_file
+from leir.program import program_hash
+from tuner.measure import Measurer
+from tuner.policies import RulePolicy
+from tuner.run import tune
+from tuner.search import Budget
 
 MODES = {"none": {"reuse": False}, "exact": {"reuse": True},
          "timings": {"reuse": True, "reuse_timings": True}}

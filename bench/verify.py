@@ -28,12 +28,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leir.corpus import load_corpus  # noqa: E402
-from verifier import verify as verify_mod  # noqa: E402
-from verifier.cache import ResultCache  # noqa: E402
-from verifier.reference import iteration_count  # noqa: E402
-from verifier.sandbox import WorkerPool  # noqa: E402
-from verifier.verify import verify  # noqa: E402
+from leir.corpus import load_corpus
+from verifier import verify as verify_mod
+from verifier.cache import ResultCache
+from verifier.reference import iteration_count
+from verifier.sandbox import WorkerPool
+from verifier.verify import verify
 
 
 def pick_programs(max_iterations: int, limit: int):

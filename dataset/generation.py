@@ -270,7 +270,7 @@ class Generator:
         try:
             assert self.verify is not None
             return self.verify(step.after, step.before)
-        except Exception as exc:  # noqa: BLE001 - a verifier error is a recorded failure
+        except Exception as exc:
             return StepFailure("verification", "verifier_error", f"{type(exc).__name__}: {exc}",
                                traceback_summary(exc))
 
@@ -286,7 +286,7 @@ class Generator:
                 record = pending.build(None, result) if isinstance(result, StepFailure) else \
                     pending.build(result, None)
                 dumps(record)
-            except Exception as exc:  # noqa: BLE001 - an unrecordable step is a failure, not a dead run
+            except Exception as exc:
                 if pending.fallback is None:
                     raise
                 record = pending.fallback(exc)

@@ -140,7 +140,7 @@ def plan_steps(program: Program, state_hash: str, strategies: Sequence[Strategy]
     for strategy in strategies:
         try:
             sites = strategy_sites(strategy, program)
-        except Exception as exc:  # noqa: BLE001 - a bug in one strategy must not stop generation
+        except Exception as exc:
             plan.broken.append(CandidatesFailure(strategy, StepFailure(
                 "candidates", "exception", f"{type(exc).__name__}: {exc}", traceback_summary(exc))))
             continue
@@ -167,5 +167,5 @@ def attempt(program: Program, planned: PlannedStep) -> AppliedStep | StepFailure
         return StepFailure("apply", "invalid_result", exc.message)
     except LeirError as exc:
         return StepFailure("apply", "invalid_result", f"{type(exc).__name__}: {exc}")
-    except Exception as exc:  # noqa: BLE001 - a strategy bug is a recorded failure, not a dead run
+    except Exception as exc:
         return StepFailure("apply", "exception", f"{type(exc).__name__}: {exc}", traceback_summary(exc))

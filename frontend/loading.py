@@ -239,7 +239,7 @@ def load_source(path: str | Path, sets: dict[str, Any] | None = None, dtype: str
     module.__file__ = str(path)
     sys.modules[module.__name__] = module
     try:
-        exec(compile(tree, str(path), "exec"), module.__dict__)  # noqa: S102 - running the user's model is the job
+        exec(compile(tree, str(path), "exec"), module.__dict__)
     except Exception as exc:
         raise SourceError(f"{path}: running the file failed: {type(exc).__name__}: {exc}") from exc
     for required in ("Model", "get_inputs"):

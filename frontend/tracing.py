@@ -117,7 +117,7 @@ def _wrap_leaf(model: torch.nn.Module, n_inputs: int) -> torch.nn.Module:
         return model
     names = [f"x{i}" for i in range(n_inputs)]
     namespace: dict[str, Any] = {}
-    exec(f"def forward(self, {', '.join(names)}):\n    return self.inner({', '.join(names)})\n",  # noqa: S102
+    exec(f"def forward(self, {', '.join(names)}):\n    return self.inner({', '.join(names)})\n",
          namespace)
     cls = type("_Root", (_Root,), {"forward": namespace["forward"]})
     return cls(model)
@@ -221,7 +221,7 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
         return fx.GraphModule(tracer.root, graph)
     except UnsupportedOperatorError:
         raise
-    except Exception as first:  # noqa: BLE001 - any tracing failure means: try the shape-aware tracer
+    except Exception as first:
         try:
             from torch.fx.experimental.meta_tracer import MetaTracer
 
@@ -243,12 +243,12 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
             return fx.GraphModule(tracer.root, graph)
         except UnsupportedOperatorError:
             raise
-        except Exception as second:  # noqa: BLE001 - last resort: torch.export's tracer, shapes fixed
+        except Exception as second:
             try:
                 return export_trace(model, inputs)
             except UnsupportedOperatorError:
                 raise
-            except Exception as third:  # noqa: BLE001
+            except Exception as third:
                 raise TraceFailure(
                     f"cannot trace {type(model).__name__}; tried torch.fx.symbolic_trace: "
                     f"{_reason(first)}; the meta tracer: {_reason(second)}; "

@@ -165,7 +165,7 @@ def _fragment(node) -> str:
         text = canonical(node)
         text = text[:-1] if isinstance(node, Assign) and text.endswith(";") else text
         return text if len(text) <= _FRAGMENT_LIMIT else text[: _FRAGMENT_LIMIT - 1] + "…"
-    except Exception:  # noqa: BLE001 - a malformed hand-built node must not hide the diagnostic
+    except Exception:
         return repr(node)
 
 

@@ -115,7 +115,7 @@ def _index_node(text: str):
     return Inf_at if text == "inf" else Var
 
 
-def Inf_at(_text: str, pos: Pos) -> Inf:  # noqa: N802 - shaped like the node constructors beside it
+def Inf_at(_text: str, pos: Pos) -> Inf:
     return Inf(pos=pos)
 
 
@@ -363,7 +363,7 @@ def _accepted_before(text: str, position: int | None, start: str) -> set[str] | 
         interactive = _PARSERS.lark.parse_interactive(text[:position], start=start)
         interactive.exhaust_lexer()
         return {term for term in interactive.accepts() if term != "$END"} or None
-    except Exception:  # noqa: BLE001 - the prefix itself is broken in some other way: keep lark's list
+    except Exception:
         return None
 
 

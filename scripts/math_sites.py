@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leir.program import program_hash  # noqa: E402
-from strategies import all_strategies, apply_strategy, get_strategy  # noqa: E402
+from leir.program import program_hash
+from strategies import all_strategies, apply_strategy, get_strategy
 
 
 def main() -> int:
@@ -42,7 +42,7 @@ def main() -> int:
                 if strategy.candidates(source):
                     child = apply_strategy(source, strategy, 0).after
                     children.setdefault(program_hash(child), child)
-            except Exception as exc:  # noqa: BLE001 - a refusal or bug of one strategy is not fatal
+            except Exception as exc:
                 print(f"{workload_id}: {strategy.name} site 0: {type(exc).__name__}: {exc}"[:200],
                       file=sys.stderr)
         children.pop(program_hash(source), None)

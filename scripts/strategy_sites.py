@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leir.ast import Program  # noqa: E402
-from strategies import all_strategies, apply_strategy  # noqa: E402
+from leir.ast import Program
+from strategies import all_strategies, apply_strategy
 
 
 def suite_programs(dtype: str = "f32", keep_dead: bool = False) -> list[tuple[str, Program]]:

@@ -134,7 +134,7 @@ def load_sources(specs: list[str], *, shapes: int = 1, seed: int = 0, dtype: str
                 # dead blocks kept: the source computes them, and removing them is a step of its own
                 program = translate_file(info.path if info else path, sets=sets, dtype=dtype,
                                          keep_dead_blocks=True).program
-            except Exception as exc:  # noqa: BLE001 - one untranslatable variant is skipped, not fatal
+            except Exception as exc:
                 what = sets or "defaults"
                 first_line = (str(exc).splitlines() or [""])[0]
                 warn(f"steptp generate: {spec} with {what} skipped: {type(exc).__name__}: {first_line}")

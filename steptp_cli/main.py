@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
-    except Exception:  # noqa: BLE001 - last-resort report, with a distinct exit code
+    except Exception:
         traceback.print_exc()
         return EXIT_INTERNAL
 

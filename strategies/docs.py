@@ -50,7 +50,7 @@ def _count(strategy: Strategy, programs: Sequence[Named], counts: SiteCounts) ->
     for name, program in programs:
         try:
             n = len(strategy.candidates(program))
-        except Exception as exc:  # noqa: BLE001 - reported in the docs as a bug to fix
+        except Exception as exc:
             counts.errors += 1
             counts.first_error = counts.first_error or f"{name}: {type(exc).__name__}: {exc}"
             continue
@@ -67,7 +67,7 @@ def _example(strategy: Strategy, suite: Sequence[Named],
         for index in range(min(EXAMPLE_SITES_TRIED, per_program[name])):
             try:
                 return name, index, apply_strategy(program, strategy, index)
-            except (StrategyError, Exception):  # noqa: BLE001,B014 - try the next site
+            except (StrategyError, Exception):
                 continue
     return None
 

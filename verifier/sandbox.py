@@ -182,7 +182,7 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
     for module in warm_modules:
         try:
             __import__(module)
-        except Exception as exc:  # noqa: BLE001 - a missing optional module must not kill the worker
+        except Exception as exc:
             warm_errors.append(f"{module}: {type(exc).__name__}: {exc}")
     conn.send(("ready", os.getpid(), warm_errors))
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
@@ -196,7 +196,7 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
             return
         try:
             job = multiprocessing.reduction.ForkingPickler.loads(raw)
-        except Exception as exc:  # noqa: BLE001 - a job that cannot be read here is that job's error
+        except Exception as exc:
             conn.send(("error", type(exc).__name__, f"could not read the job: {type(exc).__name__}: {exc}",
                        traceback.format_exc()))
             continue
@@ -216,7 +216,7 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
         try:
             value = func(*args, **kwargs)
             reply: tuple = ("ok", value)
-        except BaseException as exc:  # noqa: BLE001 - every failure is a result, never a dead worker
+        except BaseException as exc:
             text = f"{type(exc).__name__}: {exc}"
             tb = traceback.format_exc()
             kind = "memory" if limited and _is_memory_error(exc, text + tb) else "error"
@@ -229,7 +229,7 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
             sys.stderr.flush()
         try:
             conn.send(reply)
-        except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable return value
+        except Exception as exc:
             conn.send(("error", type(exc).__name__, f"could not send the job's result: {exc}",
                        traceback.format_exc()))
 
@@ -293,7 +293,7 @@ class _Worker:
                                        daemon=True, name="steptp-sandbox-worker")
         try:
             self.process.start()
-        except Exception as exc:  # noqa: BLE001 - e.g. fork failing with ENOMEM under memory pressure
+        except Exception as exc:
             for conn in (self.conn, child_conn):
                 conn.close()
             with contextlib.suppress(OSError):
@@ -310,7 +310,7 @@ class _Worker:
         except RuntimeError:
             self.kill()
             raise
-        except Exception as exc:  # noqa: BLE001 - EOF (it died importing), or an unreadable greeting
+        except Exception as exc:
             self.process.join(5)
             log = _read_tail(self.log_path)
             self.kill()
@@ -447,7 +447,7 @@ class WorkerPool:
         oom_before = oom_kill_count()
         try:
             worker = self._acquire()
-        except Exception as exc:  # noqa: BLE001 - e.g. ENOMEM from fork, a worker that died importing
+        except Exception as exc:
             if self._closed:
                 raise
             return self._start_failure(exc, oom_before)
@@ -456,7 +456,7 @@ class WorkerPool:
         try:
             message = multiprocessing.reduction.ForkingPickler.dumps(
                 (func, args, kwargs, int(limit_mb) * 2**20 if limit_mb else None))
-        except Exception as exc:  # noqa: BLE001 - nothing was sent: the worker is fine, the job is not
+        except Exception as exc:
             self._release(worker, healthy=True)
             return JobResult(JobStatus.ERROR, error=f"the job could not be sent: {type(exc).__name__}: {exc}",
                              error_type=type(exc).__name__, worker_pid=worker.pid)
@@ -482,7 +482,7 @@ class WorkerPool:
                 # short) must not pass for the end of the pipe
                 try:
                     reply = multiprocessing.reduction.ForkingPickler.loads(raw)
-                except Exception as exc:  # noqa: BLE001 - a reply that cannot be unpickled here
+                except Exception as exc:
                     unreadable = f"{type(exc).__name__}: {exc}"
         else:
             timed_out = True

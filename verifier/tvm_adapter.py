@@ -43,7 +43,7 @@ def parse_script(text: str) -> Module:
     """Parse the TVMScript text of one ``@T.prim_func`` named ``main`` into an IRModule."""
     try:
         func = tvm.script.from_source(text)
-    except Exception as exc:  # noqa: BLE001 - TVM raises many types; all mean "bad script"
+    except Exception as exc:
         raise AdapterError(f"TVMScript parse failed: {_first_lines(exc)}") from exc
     return tvm.IRModule({"main": func})
 
@@ -72,7 +72,7 @@ def compile_module(mod: Module, target: dict[str, Any]) -> Executable:
     """``tvm.compile`` for a target dict; failures become ``AdapterError`` with TVM's message."""
     try:
         return tvm.compile(mod, target=make_target(target))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise AdapterError(f"TVM build failed: {_first_lines(exc)}") from exc
 
 
@@ -95,7 +95,7 @@ def peak_ir_size(mod: Module, target: dict[str, Any]) -> int:
     try:
         with tvm.transform.PassContext(instruments=[_Sizes()]):
             tvm.compile(mod, target=make_target(target))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise AdapterError(f"TVM build failed: {_first_lines(exc)}") from exc
     return max(sizes)
 
@@ -113,7 +113,7 @@ def call(ex: Executable, args: Sequence[Any]) -> None:
     """Run ``main`` once on already-allocated runtime tensors."""
     try:
         ex["main"](*args)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise AdapterError(f"TVM run failed: {_first_lines(exc)}") from exc
 
 
@@ -138,7 +138,7 @@ def assembly(ex: Executable) -> str:
     for mod in (ex.mod, *getattr(ex.mod, "imports", ())):
         try:
             text = str(mod.inspect_source("asm"))
-        except Exception:  # noqa: BLE001 - a module kind without assembly: try the next
+        except Exception:
             continue
         if text:
             return text
@@ -149,7 +149,7 @@ def _collect_sources(mod: Any, found: dict[str, str]) -> None:
     kind = str(getattr(mod, "kind", ""))
     try:
         text = str(mod.inspect_source())
-    except Exception:  # noqa: BLE001 - some module kinds carry no source
+    except Exception:
         text = ""
     if text and kind not in found:
         found[kind] = text

@@ -242,7 +242,7 @@ def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np
     else:
         try:
             bounds = [(bound or (lambda q, a: program_bound(q, a).outputs))(p, arrays) for p in programs]
-        except Exception as exc:  # noqa: BLE001 - no bound is a weaker check, not a failed verification
+        except Exception as exc:
             note(f"error bound not evaluated ({_err(exc)}); fixed per-dtype tolerance used")
             bounds = []
         if bounds:
@@ -324,14 +324,14 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
         try:
             ref_params = reference.params() or {}
             params = {**ref_params, **params}
-        except Exception as exc:  # noqa: BLE001 - a broken reference is noted, not fatal
+        except Exception as exc:
             out["notes"].append(f"reference {reference.kind} failed to give params: {_err(exc)}")
             reference = None
 
     _stage("build")
     try:
         kernel, out["build_seconds"], reused = _kernel(spec.program, spec.target, spec.reuse)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise_if_memory_error(exc)
         out.update(outcome=Outcome.BUILD_ERROR.value, error=_err(exc),
                    error_class=type(exc).__name__ if isinstance(exc, VerifierError) else "BuildError")
@@ -353,7 +353,7 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
     run_start = _time.perf_counter()
     try:
         outputs = kernel.run(arrays)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise_if_memory_error(exc)  # the sandbox reports memory_limit
         out.update(outcome=Outcome.RUNTIME_ERROR.value, error=_err(exc))
         return out
@@ -365,7 +365,7 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
         try:
             parent_kernel, _seconds, _reused = _kernel(spec.parent, spec.target, spec.reuse)
             parent_outputs = _outputs(parent_kernel, spec.parent, spec.target, arrays, digest)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             out["notes"].append(f"the parent could not be built/run, no equal-pass check: {_err(exc)}")
             parent_kernel = None
 
@@ -375,7 +375,7 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
         try:
             expected = reference.outputs(arrays)
             out["reference"] = reference.kind
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             out["notes"].append(f"reference {reference.kind} failed: {_err(exc)}")
     if expected is not None and out.get("reference") == "torch" and spec.special_values:
         expected = _nonfinite_by_f64(reference, outputs, expected, arrays, out["notes"])
@@ -463,7 +463,7 @@ def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dic
         try:
             source_kernel, _s, _r = _kernel(spec.source, spec.target, spec.reuse)
             timed["source_timing"] = (source_kernel, spec.source)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             out["notes"].append(f"the source program could not be timed: {_err(exc)}")
     # Before any PyTorch forward (the reference below), whose thread pool may still spin afterwards.
     with _cpus_alone(spec, out):
@@ -478,7 +478,7 @@ def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dic
     if reference is not None:
         try:
             expected = reference.outputs(fresh)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             out["notes"].append(f"reference failed on the timing inputs: {_err(exc)}")
     compared_with = reference.kind if expected is not None and reference is not None else "parent"
     if expected is None and parent_kernel is not None:
@@ -496,7 +496,7 @@ def _time_all(spec: _JobSpec, kernel, parent_kernel, reference, params, out: dic
                 out["torch_timing"], what = time_eager(fresh, **options)
             out["speedup_vs_torch"] = timing.speedup(out["torch_timing"], out["timing"])
             out["notes"].append(f"PyTorch timing: {what}")
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             out["notes"].append(f"PyTorch eager could not be timed: {_err(exc)}")
 
 
@@ -586,7 +586,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     # Checked after the lookup: only checked programs are ever stored, and a hit then costs no check.
     try:
         info = check_program(program)
-    except Exception as exc:  # noqa: BLE001 - a checker crash must still come back as a result
+    except Exception as exc:
         return VerificationResult(Outcome.CHECK_ERROR, error=f"checker failed: {_err(exc)}", **base)
     if not info.ok:
         return VerificationResult(Outcome.CHECK_ERROR, error="; ".join(str(d) for d in info.errors),

@@ -243,7 +243,7 @@ def source_programs(dtype: str = "f32", *, keep_dead_blocks: bool = False,
         try:
             out.append((info.id, translate_file(info.path, dtype=dtype,
                                                 keep_dead_blocks=keep_dead_blocks).program))
-        except Exception as exc:  # noqa: BLE001 - a refused workload is reported, not fatal
+        except Exception as exc:
             print(f"skip {info.id}: {type(exc).__name__}: {exc}", file=sys.stderr)
     return out
 

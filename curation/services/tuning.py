@@ -199,7 +199,7 @@ def run_trajectory(trajectory_pk: int, *, options: dict[str, Any] | None = None,
         path = run_path(trajectory)
         write_run(search, path)
         import_step_file(path)
-    except Exception as exc:  # noqa: BLE001 - a failed run is a stored outcome
+    except Exception as exc:
         trajectory.status, trajectory.error = RunStatus.FAILED, f"{type(exc).__name__}: {exc}"
         trajectory.finished_at = timezone.now()
         trajectory.save(update_fields=["status", "error", "finished_at"])

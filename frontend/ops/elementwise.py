@@ -218,7 +218,7 @@ def masked_fill(ctx, x, mask, value):
 
 
 @op("clamp", torch.clamp, torch.clip, methods=("clamp", "clamp_", "clip", "clip_"))
-def clamp(ctx, x, min=None, max=None):  # noqa: A002 - PyTorch's parameter names
+def clamp(ctx, x, min=None, max=None):
     def fn(a, lo, hi):
         out = a
         if min is not None:
@@ -231,12 +231,12 @@ def clamp(ctx, x, min=None, max=None):  # noqa: A002 - PyTorch's parameter names
 
 
 @op("clamp_min", torch.clamp_min, methods=("clamp_min",))
-def clamp_min(ctx, x, min):  # noqa: A002
+def clamp_min(ctx, x, min):
     return ew(ctx, [x, min], E.maximum)
 
 
 @op("clamp_max", torch.clamp_max, methods=("clamp_max",))
-def clamp_max(ctx, x, max):  # noqa: A002
+def clamp_max(ctx, x, max):
     return ew(ctx, [x, max], E.minimum)
 
 

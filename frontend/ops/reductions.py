@@ -264,12 +264,12 @@ def norm(ctx, x, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 @op("vector_norm", torch.linalg.vector_norm)
-def linalg_vector_norm(ctx, x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+def linalg_vector_norm(ctx, x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(ctx, x, ord, norm_dims(dim, x.ndim), keepdim, ctx.dtype)
 
 
 @op("linalg_norm", torch.linalg.norm)
-def linalg_norm(ctx, x, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+def linalg_norm(ctx, x, ord=None, dim=None, keepdim=False, *, dtype=None):
     """A matrix norm when ``dim`` is a pair (or ``ord`` is given for a matrix), else a vector norm."""
     pair = isinstance(dim, list | tuple) and len(dim) == 2
     if pair or (dim is None and ord is not None and x.ndim == 2):
@@ -278,11 +278,11 @@ def linalg_norm(ctx, x, ord=None, dim=None, keepdim=False, *, dtype=None):  # no
 
 
 @op("matrix_norm", torch.linalg.matrix_norm)
-def matrix_norm(ctx, x, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
+def matrix_norm(ctx, x, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     return matrix_norm_into(ctx, x, ord, dim, keepdim)
 
 
-def matrix_norm_into(ctx, x: Tensor, ord, dim, keepdim: bool) -> Tensor:  # noqa: A002
+def matrix_norm_into(ctx, x: Tensor, ord, dim, keepdim: bool) -> Tensor:
     """Frobenius, or the max/min (``±1``: over columns, ``±inf``: over rows) of absolute row/column sums.
 
     The spectral and nuclear norms need singular values, which LEIR cannot compute: a clear error.

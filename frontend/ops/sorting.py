@@ -127,7 +127,7 @@ def msort(ctx, x):
 
 
 @op("topk", torch.topk, methods=("topk",))
-def topk(ctx, x, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - PyTorch's parameter name
+def topk(ctx, x, k, dim=-1, largest=True, sorted=True):
     values, index = sorted_prefix(ctx, x, dim, int(k), bool(largest))
     return ValuesIndices(*_unrow(ctx, (values, index), x.shape))
 

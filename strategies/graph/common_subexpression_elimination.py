@@ -41,7 +41,7 @@ class CommonSubexpressionElimination(Strategy):
     float dtype, and nothing from the first occurrence's block to the last one's writes what it reads.
     The intermediate is computed just before the first occurrence's top-level block.
     Exact (E): each occurrence read the same value the intermediate now stores, in the same dtype.
-    """  # noqa: E501
+    """
 
     number = 7
     name = "common_subexpression_elimination"

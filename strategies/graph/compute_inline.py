@@ -46,7 +46,7 @@ class ComputeInline(Strategy):
     that dtype. Each read ``X_{e1,…}`` becomes the producer's expression with its loop variables replaced
     by ``e1,…``; block *i−1* disappears.
     Exact (E): the same operations in the same dtype; the stored value is what the expression gives.
-    """  # noqa: E501
+    """
 
     number = 3
     name = "compute_inline"

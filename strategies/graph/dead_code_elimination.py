@@ -23,7 +23,7 @@ class DeadCodeElimination(Strategy):
     ``leir.analysis.dead_blocks``, the frontend applies when it translates). Also a statement of a
     multi-item block whose tensor no statement reads and that is not an output.
     Exact (E): the outputs never depended on what is removed.
-    """  # noqa: E501
+    """
 
     number = 8
     name = "dead_code_elimination"

@@ -29,7 +29,7 @@ class ExpressionReorder(Strategy):
     anti (write-after-read) or output dependence between them: neither writes a tensor the other reads
     or writes. Reads of a common input are allowed.
     Exact (E): each block computes the same values from the same inputs in either order.
-    """  # noqa: E501
+    """
 
     number = 9
     name = "expression_reorder"

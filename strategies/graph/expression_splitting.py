@@ -34,7 +34,7 @@ class ExpressionSplitting(Strategy):
     computes in a float dtype. The new block runs the loops whose variables the sub-expression uses, in
     header order, just before the statement's top-level block.
     Exact (E): the same operations in the statement's dtype, stored in that dtype and read back.
-    """  # noqa: E501
+    """
 
     number = 4
     name = "expression_splitting"

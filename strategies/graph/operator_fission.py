@@ -28,7 +28,7 @@ class OperatorFission(Strategy):
     gives one block per item. On-chip (``l``/``s``) intermediates both parts use go back to global
     memory, since on-chip buffers do not outlive a block.
     Exact (E): every element is computed by the same operations from the same values.
-    """  # noqa: E501
+    """
 
     number = 2
     name = "operator_fission"

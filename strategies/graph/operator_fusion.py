@@ -42,7 +42,7 @@ class OperatorFusion(Strategy):
     Parameter ``scope``: intermediates the first block writes that only the fused block uses may move
     to local (``l``) or shared (``s``) memory (``g`` keeps them global).
     Exact (E): every element is computed by the same operations from the same values.
-    """  # noqa: E501
+    """
 
     number = 1
     name = "operator_fusion"

@@ -87,7 +87,7 @@ class TensorConcatToFuseOperators(Strategy):
     subscript (the axis read modulo its extent). Inputs are copied into concatenated buffers, one block
     runs over the doubled extent, and the two results are copied back out.
     Exact (E): every output element is computed by the same operations on the same values.
-    """  # noqa: E501
+    """
 
     number = 5
     name = "tensor_concat_to_fuse_operators"
@@ -245,6 +245,6 @@ def _top_down(node: Expr | Cond, fn: Callable[[Expr | Cond], Expr | Cond | None]
     kids = expr_children(node)
     if not kids:
         return node
-    from leir.rewrite import _rebuild  # noqa: PLC2701 - the one generic node rebuild
+    from leir.rewrite import _rebuild
 
     return _rebuild(node, tuple(_top_down(k, fn) for k in kids))

@@ -50,7 +50,7 @@ class TensorSplitToDecoupleOperators(Strategy):
     reductions and a combining statement. Parameter ``at``: the cut point.
     Exactness per site: spatial axis E (each element computed once, the same way); reduction axis N
     (the partial results are combined in a different order).
-    """  # noqa: E501
+    """
 
     number = 6
     name = "tensor_split_to_decouple_operators"

@@ -57,7 +57,7 @@ class LoopBinding(Strategy):
     ``leir.gpu_limits.gpu_limit_violations``, the function the cuda lowering uses; and a blockIdx
     binding is not added to a nest that already has a ``P`` loop (on the CPU it would then run
     serially). Each iteration keeps its arithmetic: exact (E).
-    """  # noqa: E501
+    """
 
     number = 17
     name = "loop_binding"

@@ -69,7 +69,7 @@ class LoopFusion(Strategy):
     one header, both serial ``L`` (or a bound ``B`` around a serial ``L``) with at least 2 iterations, and
     no guard compares either, and either both spatial or both carrying a dependence (fusing a reduction axis into a spatial one would
     turn a spatial subscript into ``u//n``). The iterations run in the same order: exact (E).
-    """  # noqa: E501
+    """
 
     number = 13
     name = "loop_fusion"

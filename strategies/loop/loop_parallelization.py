@@ -38,7 +38,7 @@ class LoopParallelization(Strategy):
     iterations), no other loop of the top-level block already runs in parallel (the CPU lowering runs
     one parallel level per nest, so a second one would silently run serially) and no vectorised loop
     encloses it. Each iteration computes its own elements with the same arithmetic: exact (E).
-    """  # noqa: E501
+    """
 
     number = 15
     name = "loop_parallelization"

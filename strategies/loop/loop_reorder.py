@@ -32,7 +32,7 @@ class LoopReorder(Strategy):
     values nothing else in the block reads; a blockIdx-bound loop never ends up inside a threadIdx-bound
     one. Exactness per site: when one statement reduces along two of the reordered loops, its terms are
     summed in another order (N); otherwise each element sees the same operations in the same order (E).
-    """  # noqa: E501
+    """
 
     number = 10
     name = "loop_reorder"

@@ -64,7 +64,7 @@ class LoopSplit(Strategy):
     dependence along it (a spatial loop), no guard compares it (guarded reads are proved in bounds on
     the plain variable), and its extent has a divisor ``1 < f < n`` (parameter
     ``factor``, every such divisor). The iterations run in the same order: exact (E).
-    """  # noqa: E501
+    """
 
     number = 12
     name = "loop_split"

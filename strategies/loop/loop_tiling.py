@@ -45,7 +45,7 @@ class LoopTiling(Strategy):
     loops are adjacent in one header, both serial ``L``, both spatial (no statement carries a
     dependence along either, and no guard compares them — a reordering of spatial loops never changes a result), and both extents
     have a non-trivial divisor. Every element gets the same arithmetic: exact (E).
-    """  # noqa: E501
+    """
 
     number = 11
     name = "loop_tiling"

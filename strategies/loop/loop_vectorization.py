@@ -41,7 +41,7 @@ class LoopVectorization(Strategy):
     stride 1 (``A_{i,a*64+c}`` along ``c``) or not at all (a broadcast). A strided, gathered or
     ``//``/``%`` access, or the variable used as a value, is refused. Lanes compute exactly what the
     iterations did: exact (E).
-    """  # noqa: E501
+    """
 
     number = 16
     name = "loop_vectorization"

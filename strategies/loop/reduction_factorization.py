@@ -40,7 +40,7 @@ class ReductionFactorization(Strategy):
     min``) and ``r`` one of its reduction loops, serial ``L``, of extent > 1, compared by
     no guard. The terms are combined in
     another grouping: numerically equivalent (N).
-    """  # noqa: E501
+    """
 
     number = 18
     name = "reduction_factorization"

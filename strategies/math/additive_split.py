@@ -32,7 +32,7 @@ class AdditiveSplit(Strategy):
     loops of the same extents (statistics first), or a tensor the statement already reads.
     Numerically equivalent (N): ``X+s-s`` equals ``X`` in real arithmetic; in floating point the sum
     rounds, losing the low bits of ``X`` when ``|s|`` is much larger.
-    """  # noqa: E501
+    """
 
     number = 40
     name = "additive_split"

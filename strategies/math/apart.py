@@ -30,7 +30,7 @@ class Apart(AlgebraicRewrite):
     ``apart(expr, t)`` splits it into a polynomial part and proper fractions (``(t-1)/(t+1)`` →
     ``1-2/(t+1)``). The denominators stay factors of the original one.
     Numerically equivalent (N): partial-fraction decomposition; the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 28
     name = "apart"

@@ -21,7 +21,7 @@ class Cancellation(AlgebraicRewrite):
     numerator and denominator share a non-constant polynomial factor ``g`` (SymPy ``gcd``), and ``g`` is
     provably positive (so dividing by it was never a division by zero); SymPy ``cancel`` removes it.
     Numerically equivalent (N): n*g/(d*g) = n/d for g ≠ 0; the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 26
     name = "cancellation"

@@ -21,7 +21,7 @@ class Collect(AlgebraicRewrite):
     operand (a tensor read or an opaque call) to the same power; SymPy ``collect(expr, operand)`` groups
     them. Terms without the operand stay as they are.
     Numerically equivalent (N): distributivity around one operand; the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 34
     name = "collect"

@@ -30,7 +30,7 @@ class ExpandCancellation(AlgebraicRewrite):
     ``expand(n*g)/(d*g)`` — the numerator expanded, so that SymPy does not cancel it back on reading,
     and ``cancellation`` (#26) restores the original.
     Numerically equivalent (N): n/d = n*g/(d*g) for g ≠ 0; the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 27
     name = "expand_cancellation"

@@ -21,7 +21,7 @@ class ExpandCollect(AlgebraicRewrite):
     opaque call) times a sum — a collected form that exists in the state; only that product is
     distributed (SymPy ``expand_mul`` on the terms containing the operand), other products stay.
     Numerically equivalent (N): distributivity around one operand; the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 35
     name = "expand_collect"

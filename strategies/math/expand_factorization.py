@@ -21,7 +21,7 @@ class ExpandFactorization(AlgebraicRewrite):
     power of a sum (a factored expression that exists in the state); SymPy ``expand`` with only the
     ``mul`` and ``multinomial`` hints (no exponential, log or power-base expansion) distributes it.
     Numerically equivalent (N): distributivity; the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 25
     name = "expand_factorization"

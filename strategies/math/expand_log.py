@@ -22,7 +22,7 @@ class ExpandLog(AlgebraicRewrite):
     with an unprovable factor the identity fails for negative factors and the site is refused. SymPy
     ``expand_log(force=True)`` does the split once the signs are proved.
     Numerically equivalent (N): log(a*b) = log(a)+log(b) for a, b > 0; the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 32
     name = "expand_log"

@@ -22,7 +22,7 @@ class ExpandPowsimp(AlgebraicRewrite):
     needs assumptions). Splitting ``exp(A-D)`` can overflow where the original did not (``exp(A)`` of a
     large ``A``); the verifier's large-magnitude inputs reject such steps.
     Numerically equivalent (N): x**(a+b) = x**a*x**b; the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 31
     name = "expand_powsimp"

@@ -60,7 +60,7 @@ class ExponentialSplit(Strategy):
     Numerically equivalent (N): ``exp(U-s)*exp(s-V) = exp(U-V)`` in real arithmetic; in floating point
     the two factors round separately and can overflow or underflow when ``s`` is far from ``U`` and
     ``V`` (the verifier's tolerance and special values decide).
-    """  # noqa: E501
+    """
 
     number = 38
     name = "exponential_split"

@@ -23,7 +23,7 @@ class Factorization(AlgebraicRewrite):
     The exponential split ``exp(A-D)`` → ``exp(A)*exp(-D)`` is the power rule ``x**(a+b)=x**a*x**b`` and
     is ``expand_powsimp`` (#31), not repeated here.
     Numerically equivalent (N): distributivity read backwards; the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 24
     name = "factorization"

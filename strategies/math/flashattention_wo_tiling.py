@@ -91,7 +91,7 @@ class FlashattentionWoTiling(Strategy):
     the output columns); ``O = R_{K-1}/S_{K-1}`` replaces the matmul, and ``P`` disappears when
     nothing else reads it.
     Numerically equivalent (N): see ``docs/math_streaming.md``.
-    """  # noqa: E501
+    """
 
     number = 43
     name = "flashattention_wo_tiling"

@@ -21,7 +21,7 @@ class Logsimp(AlgebraicRewrite):
     provably positive; SymPy ``logcombine(force=True)`` combines them once the signs are proved (for
     negative arguments ``log(a)+log(b)`` is NaN but ``log(a*b)`` is not, so unproved sites are refused).
     Numerically equivalent (N): log(a)+log(b) = log(a*b) for a, b > 0; the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 33
     name = "logsimp"

@@ -38,7 +38,7 @@ class MultiplicativeSplit(Strategy):
     values it cannot prove are not offered, so the rewrite never divides by zero in exact arithmetic.
     Numerically equivalent (N): ``X/s*s`` rounds twice; ``exp`` can underflow to 0 in floating point,
     which the verifier's special-value inputs exercise.
-    """  # noqa: E501
+    """
 
     number = 39
     name = "multiplicative_split"

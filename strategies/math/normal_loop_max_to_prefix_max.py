@@ -57,7 +57,7 @@ class NormalLoopMaxToPrefixMax(Strategy):
     ``Y`` copies the last element, so every reader of ``Y`` is unchanged.
     Exact (E): each prefix element is the same ``max`` of the same values in the same order as the
     reduction's partial result, and ``max`` does not round.
-    """  # noqa: E501
+    """
 
     number = 37
     name = "normal_loop_max_to_prefix_max"

@@ -87,7 +87,7 @@ class NormalLoopSummationOnExpToPrefixSummationOnExp(Strategy):
     run under the first block's header; ``M`` and ``S`` gain a trailing ``k`` dimension and every later
     read takes element ``K-1``. The ``M==-inf`` guard keeps rows that start with ``-inf`` exact.
     Numerically equivalent (N): see ``docs/math_streaming.md``.
-    """  # noqa: E501
+    """
 
     number = 41
     name = "normal_loop_summation_on_exp_to_prefix_summation_on_exp"

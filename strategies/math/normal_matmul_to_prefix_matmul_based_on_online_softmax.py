@@ -84,7 +84,7 @@ class NormalMatmulToPrefixMatmulBasedOnOnlineSoftmax(FlashattentionWoTiling):
     ``S_k >= 1`` wherever ``M_k`` is finite (the maximal element contributes exp(0)); ``M_k=-inf`` is
     guarded. Designed here (listed by the paper, never implemented publicly).
     Numerically equivalent (N): see ``docs/math_streaming.md``.
-    """  # noqa: E501
+    """
 
     number = 44
     name = "normal_matmul_to_prefix_matmul_based_on_online_softmax"

@@ -29,7 +29,7 @@ class OnlineSoftmax(Strategy):
     rescaled running sum; the normalisation reads their last elements, so it needs the full sum and
     stays a second pass.
     Numerically equivalent (N): see ``docs/math_streaming.md``.
-    """  # noqa: E501
+    """
 
     number = 42
     name = "online_softmax"

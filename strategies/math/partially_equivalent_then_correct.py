@@ -30,7 +30,7 @@ from leir.rewrite import rename_tensor, replace_at, substitute_vars, with_body
 from leir.semantics import StmtKind
 from strategies.base import Exactness, Level, NotApplicableError, Params, Site, Strategy
 from strategies.graph.blocks import rename_to, same_header
-from strategies.graph.tensor_concat_to_fuse_operators import _match  # noqa: PLC2701 - one matcher
+from strategies.graph.tensor_concat_to_fuse_operators import _match
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
 
@@ -131,7 +131,7 @@ class PartiallyEquivalentThenCorrect(Strategy):
     between the two reductions must be independent of the first.
     Numerically equivalent (N): away from the seam each output is computed exactly as before; at the
     seam spurious terms are added and subtracted again, which rounds.
-    """  # noqa: E501
+    """
 
     number = 36
     name = "partially_equivalent_then_correct"

@@ -21,7 +21,7 @@ class Powsimp(AlgebraicRewrite):
     included) that SymPy ``powsimp`` combines without assumptions (it leaves ``sqrt(a)*sqrt(b)``, which needs
     ``a, b ≥ 0``, alone).
     Numerically equivalent (N): x**a*x**b = x**(a+b); the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 30
     name = "powsimp"

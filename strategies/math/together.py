@@ -21,7 +21,7 @@ class Together(AlgebraicRewrite):
     denominator is not a literal; SymPy ``together`` writes it as one fraction (``a+b/c`` → ``(a*c+b)/c``).
     The new denominator is the product of the old ones, so no new divisor appears.
     Numerically equivalent (N): a/b + c/d = (a*d+b*c)/(b*d); the rounding differs.
-    """  # noqa: E501
+    """
 
     number = 29
     name = "together"

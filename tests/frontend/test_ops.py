@@ -44,7 +44,7 @@ class _Fn5(_Fn1):
         return self.fn(a, b, c, d, e)
 
 
-def Fn(fn) -> nn.Module:  # noqa: N802 - reads like a module class at the call sites
+def Fn(fn) -> nn.Module:
     """Wraps a function of the inputs as a module with a fixed-arity forward (fx cannot trace ``*args``)."""
     arity = len([p for p in inspect.signature(fn).parameters.values() if p.default is inspect.Parameter.empty])
     return (_Fn1, _Fn2, _Fn3, _Fn4, _Fn5)[arity - 1](fn)

@@ -79,7 +79,7 @@ def test_concurrent_writers_and_readers(tmp_path: Path):
                 key = _key(seed=index * 100 + j)
                 local.put(key, VerificationResult(Outcome.PASS, seed=index * 100 + j))
                 assert local.get(key).seed == index * 100 + j
-        except BaseException as exc:  # noqa: BLE001 - surfaced below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]

@@ -302,7 +302,7 @@ def _unwritten_expected(index: str, a: np.ndarray, initial: float) -> np.ndarray
     n = a.shape[0]
     out = np.empty_like(a)
     for i in range(n):
-        j = eval(index, {}, {"i": i, "n": n})  # noqa: S307 - the five index forms above
+        j = eval(index, {}, {"i": i, "n": n})
         out[i] = a[j] if j <= i else initial  # element j is written in iteration j
     return out
 
@@ -513,7 +513,7 @@ def test_float_identities_of_real_numbers_are_not_folded(form, dtype):
             f"L^{{8}}_{{i=0}}L^{{1}}_{{c=0}}[{_ref('C', dtype, 'i')}={expr.replace('_{c}', '_{i}')};];\n")
     c = t(0)
     with np.errstate(all="ignore"):
-        want = eval(form.replace("exp", "np.exp").replace("min(", "np.minimum("),  # noqa: S307 - test forms
+        want = eval(form.replace("exp", "np.exp").replace("min(", "np.minimum("),
                     {"np": np, "A": a, "B": b, "c": c})
     want = np.asarray(want, t)
     assert np.isnan(want).any()  # every form meets a NaN the identity would hide

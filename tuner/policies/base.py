@@ -49,7 +49,7 @@ def strategy_steps(strategy: Strategy, program: Program, params_of: Callable[[Si
     generation reports it; a policy must not die of it)."""
     try:
         sites = strategy_sites(strategy, program)
-    except Exception:  # noqa: BLE001 - a broken strategy proposes nothing
+    except Exception:
         return
     for index, site in enumerate(sites):
         if keep is not None and not keep(site):

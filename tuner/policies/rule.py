@@ -244,7 +244,7 @@ class RulePolicy:
             follow_up = get_strategy(name)
             try:
                 sites = strategy_sites(follow_up, program)
-            except Exception:  # noqa: BLE001 - a strategy that fails proposes nothing
+            except Exception:
                 continue
             for index, site in enumerate(sites):
                 blocks = _blocks_of(name, site)
