@@ -96,6 +96,11 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # a file, not SQLite's in-memory default: the worker-process tests share the test database
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
+#: Independent reviews a step's current version needs before it is approved or rejected (the overlap
+#: policy, ``curation.services.reviews``); 1 for a team of one. A curator can settle any step at once.
+STEPTP_REVIEWS_REQUIRED = env_int("STEPTP_REVIEWS_REQUIRED", 2)
+if STEPTP_REVIEWS_REQUIRED < 1:
+    raise ImproperlyConfigured(f"STEPTP_REVIEWS_REQUIRED must be at least 1, not {STEPTP_REVIEWS_REQUIRED}")
 #: Seconds the health checks wait for the database and the broker before reporting them down.
 STEPTP_HEALTH_TIMEOUT = float(os.environ.get("STEPTP_HEALTH_TIMEOUT", "2"))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":

@@ -108,6 +108,8 @@ class ReviewCreateSerializer(serializers.Serializer):
                                      allow_blank=True)
     comment = serializers.CharField(required=False, default="", allow_blank=True)
     version = serializers.IntegerField(min_value=1, required=False)
+    settle = serializers.BooleanField(required=False, default=False,
+                                      help_text="curators only: this one decision settles the step")
 
 
 class AuditEventSerializer(serializers.ModelSerializer):

@@ -135,7 +135,7 @@ class StepViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
         try:
             review = reviews.submit_review(request.user, step, decision=values["decision"],
                                            reason=values["reason"], comment=values["comment"],
-                                           step_version=values.get("version"))
+                                           step_version=values.get("version"), settle=values["settle"])
         except (reviews.ReviewRefused, roles.PermissionDenied) as exc:
             _service_errors(exc)
         return Response(S.ReviewSerializer(review).data, status=status.HTTP_201_CREATED)

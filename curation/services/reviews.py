@@ -1,8 +1,10 @@
 """Reviews: decisions with typed reasons, the overlap policy, the review queue, undo.
 
 Overlap policy (declared, not scattered): a step needs ``required_reviews`` independent decisions from
-different reviewers on its current version. When they agree the step is approved or rejected; when they
-disagree it is *disputed* until a curator adjudicates. A step can be approved only when its current
+different reviewers on its current version (``settings.STEPTP_REVIEWS_REQUIRED``, 2 by default, 1 for a
+team of one). When they agree the step is approved or rejected; when they disagree it is *disputed* until a
+curator adjudicates. A curator may also *settle* any step with one decision (``settle=True``): the
+decision adjudicates, whatever the step's status. A step can be approved only when its current
 version verified as its exactness demands (``equal_pass`` for E steps, ``pass`` for N).
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
@@ -23,7 +26,9 @@ class OverlapPolicy:
     required_reviews: int = 2
 
 
-DEFAULT_POLICY = OverlapPolicy()
+def current_policy() -> OverlapPolicy:
+    """The deployment's overlap policy (read per call, so a test's ``settings`` override applies)."""
+    return OverlapPolicy(required_reviews=settings.STEPTP_REVIEWS_REQUIRED)
 
 
 class ReviewRefused(Exception):
@@ -66,8 +71,11 @@ def _apply_status(step: Step, user, policy: OverlapPolicy) -> Step:
 
 
 def submit_review(user, step: Step, *, decision: str, reason: str = "", comment: str = "",
-                  step_version: int | None = None, policy: OverlapPolicy = DEFAULT_POLICY) -> Review:
-    """Record one decision; a curator's decision on a disputed step adjudicates it."""
+                  step_version: int | None = None, policy: OverlapPolicy | None = None,
+                  settle: bool = False) -> Review:
+    """Record one decision; a curator's decision on a disputed step, or one made with ``settle``,
+    adjudicates it."""
+    policy = policy or current_policy()
     require(user, Role.REVIEWER, "reviewing a step")
     if decision not in Decision.values:
         raise ReviewRefused(f"unknown decision {decision!r}; one of {', '.join(Decision.values)}")
@@ -76,6 +84,10 @@ def submit_review(user, step: Step, *, decision: str, reason: str = "", comment:
         raise ReviewRefused(f"unknown reason {reason!r}; one of {known}")
     if decision == Decision.REJECT and not reason:
         raise ReviewRefused("a rejection needs a typed reason")
+    if settle and not has_role(user, Role.CURATOR):
+        raise ReviewRefused("only a curator can settle a step with one decision")
+    if settle and decision == Decision.SKIP:
+        raise ReviewRefused("settling takes a decision: approve or reject, not skip")
     with transaction.atomic():
         step = Step.objects.select_for_update().get(pk=step.pk)
         if step_version is not None and step_version != step.version:
@@ -85,7 +97,7 @@ def submit_review(user, step: Step, *, decision: str, reason: str = "", comment:
             raise ReviewRefused(f"this version has not verified yet (status {step.verification_status}); "
                                 f"an {step.exactness} step needs "
                                 f"{'equal_pass' if step.exactness == 'E' else 'pass'} before approval")
-        adjudicate = step.review_status == ReviewStatus.DISPUTED and has_role(user, Role.CURATOR)
+        adjudicate = settle or (step.review_status == ReviewStatus.DISPUTED and has_role(user, Role.CURATOR))
         review = Review.objects.create(step=step, reviewer=user, decision=decision,
                                        reason=reason if decision == Decision.REJECT else "",
                                        comment=comment, step_version=step.version, adjudication=adjudicate)
@@ -94,8 +106,9 @@ def submit_review(user, step: Step, *, decision: str, reason: str = "", comment:
     return review
 
 
-def undo_last_review(user, step: Step, policy: OverlapPolicy = DEFAULT_POLICY) -> bool:
+def undo_last_review(user, step: Step, policy: OverlapPolicy | None = None) -> bool:
     """Take back the user's latest review of this step; ``False`` when there is none."""
+    policy = policy or current_policy()
     require(user, Role.REVIEWER, "undoing a review")
     with transaction.atomic():
         step = Step.objects.select_for_update().get(pk=step.pk)

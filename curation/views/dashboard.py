@@ -6,6 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from curation.services import dashboard as figures
+from curation.services.reviews import current_policy
 from curation.services.roles import Role
 from curation.views.access import role_required
 
@@ -14,5 +15,5 @@ from curation.views.access import role_required
 def dashboard(request: HttpRequest) -> HttpResponse:
     board = figures.dashboard()
     context = {"board": board, "charts": figures.chart_data(board), "progress": board.progress,
-               "heat_maps": [board.verified_heat, board.approved_heat]}
+               "heat_maps": [board.verified_heat, board.approved_heat], "policy": current_policy()}
     return render(request, "curation/dashboard.html", context)

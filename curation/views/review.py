@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from curation.models import Decision, RejectReason, Step, VerificationStatus
 from curation.services import audit, edits, reviews, verification
-from curation.services.roles import PermissionDenied, Role
+from curation.services.roles import PermissionDenied, Role, has_role
 from curation.views.access import is_htmx, role_required
 from curation.views.step_display import diff_rows, leir_problems, pretty_after, verification_view
 
@@ -64,7 +64,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     context = {"strategy": strategy, "strategies": _strategy_names(), "mine": mine,
                "count": count, "more": more, "upcoming": upcoming,
                "last_review": reviews.last_review_by(request.user),
-               "policy": reviews.DEFAULT_POLICY}
+               "policy": reviews.current_policy()}
     return render(request, "curation/review/queue.html", context)
 
 
@@ -105,6 +105,7 @@ def _context(request: HttpRequest, step: Step, **extra: Any) -> dict[str, Any]:
         "after_text": pretty_after(step),
         "verification": verification_view(verification.latest_verification(step)),
         "approvable": reviews.verified_for_approval(step),
+        "can_settle": has_role(request.user, Role.CURATOR),
         "waiting": step.verification_status in WAITING,
         "reasons": [(value, label) for value, label in RejectReason.choices if value],
         "history": audit.history(step),
@@ -143,7 +144,8 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         reviews.submit_review(request.user, step, decision=decision, reason=request.POST.get("reason", ""),
                               comment=request.POST.get("comment", ""),
-                              step_version=_int(request.POST.get("version")))
+                              step_version=_int(request.POST.get("version")),
+                              settle=request.POST.get("settle") == "1")
     except reviews.ReviewRefused as refused:
         messages.error(request, str(refused))
         return redirect("step", pk=step.pk)

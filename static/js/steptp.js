@@ -2,6 +2,7 @@
  *  - [data-math]: the element's text is LaTeX (LEIR is LaTeX-flavoured); KaTeX renders it in place.
  *  - code.language-python: highlight.js colours it.
  *  - [data-key="a"]: pressing that key (outside form fields) clicks the element; the key is shown on screen.
+ *    On a disabled element the key shows why instead: the element its aria-describedby names becomes an alert.
  * Everything re-runs on content htmx swaps in.
  */
 (function () {
@@ -32,7 +33,16 @@
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || typingIn(event.target)) return;
     var el = document.querySelector('[data-key="' + CSS.escape(event.key) + '"]');
-    if (el && !el.disabled) {
+    if (el && el.disabled) {
+      var why = el.getAttribute("aria-describedby") && document.getElementById(el.getAttribute("aria-describedby"));
+      if (why) {
+        event.preventDefault();
+        why.setAttribute("role", "alert");
+        why.classList.remove("why-flash");
+        void why.offsetWidth;  // restart the highlight on a repeated press
+        why.classList.add("why-flash");
+      }
+    } else if (el) {
       event.preventDefault();
       if (el.matches("input, textarea, select")) el.focus(); else el.click();
     }

@@ -140,3 +140,24 @@ def test_queue_size_counts_up_to_the_cap(people):
     assert reviews.queue_size(queue) == (3, False)
     assert reviews.queue_size(queue, cap=2) == (2, True)
     assert reviews.queue_size(queue, cap=3) == (3, False)
+
+
+def test_the_reviews_required_come_from_the_settings_and_a_curator_settles(people, settings):
+    workload = builtin()
+    solo, settled, refused = engine_step(workload, site=0), engine_step(workload, site=1), engine_step(workload, site=2)
+    settings.STEPTP_REVIEWS_REQUIRED = 1
+    assert reviews.current_policy().required_reviews == 1
+    reviews.submit_review(people["ann"], solo, decision="reject", reason="trivial_or_shortcut")
+    solo.refresh_from_db()
+    assert solo.review_status == ReviewStatus.REJECTED
+
+    settings.STEPTP_REVIEWS_REQUIRED = 3
+    reviews.submit_review(people["cat"], settled, decision="approve", settle=True)
+    settled.refresh_from_db()
+    assert settled.review_status == ReviewStatus.APPROVED
+    with pytest.raises(reviews.ReviewRefused, match="only a curator can settle"):
+        reviews.submit_review(people["ann"], refused, decision="approve", settle=True)
+    with pytest.raises(reviews.ReviewRefused, match="not skip"):
+        reviews.submit_review(people["cat"], refused, decision="skip", settle=True)
+    refused.refresh_from_db()
+    assert refused.review_status == ReviewStatus.UNREVIEWED
