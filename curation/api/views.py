@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from curation.api import serializers as S
 from curation.api.permissions import RolePermission
 from curation.models import Export, ProgramState, Review, Trajectory, Verification, Workload
-from curation.services import edits, queries, reviews, roles, workloads
+from curation.services import edits, queries, reviews, roles, verification, workloads
 from curation.services.roles import Role
 
 
@@ -106,11 +106,8 @@ class StepViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
         version = data.validated_data["version"]
         try:
             if "after_leir" in data.validated_data:
-                from curation.tasks import enqueue_verification
-
                 step = edits.edit_after_leir(request.user, step, expected_version=version,
-                                             leir_text=data.validated_data["after_leir"],
-                                             queue_verification=enqueue_verification)
+                                             leir_text=data.validated_data["after_leir"])
                 version = step.version
             if "trace_text" in data.validated_data:
                 step = edits.edit_trace(request.user, step, expected_version=version,
@@ -140,16 +137,19 @@ class StepViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
             _service_errors(exc)
         return Response(S.ReviewSerializer(review).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=None, responses={202: S.StepSerializer})
+    @extend_schema(request=None, responses={202: S.StepSerializer},
+                   parameters=[OpenApiParameter("target", str, enum=[*verification.TARGETS])])
     @action(detail=True, methods=["post"])
     def verify(self, request, pk=None):
-        from curation.tasks import enqueue_verification
-
+        """Re-run the verification as the step page's button does: ``queued``, a fresh seed, audited."""
         step = self.get_object()
         target = request.query_params.get("target", "llvm")
-        if target not in ("llvm", "cuda"):
-            raise ValidationError({"target": "llvm or cuda"})
-        enqueue_verification(step, target=target)
+        if target not in verification.TARGETS:
+            raise ValidationError({"target": " or ".join(verification.TARGETS)})
+        try:
+            step = verification.request_verification(request.user, step, target=target)
+        except roles.PermissionDenied as exc:
+            _service_errors(exc)
         return Response(S.StepSerializer(step).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(responses={200: S.AuditEventSerializer(many=True)})

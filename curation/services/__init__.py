@@ -4,5 +4,5 @@ Views, the REST API, management commands and Celery tasks call functions here an
 step is verified, reviewed or exported the same way whichever door the request came through. One module
 per job: ``roles``, ``workloads`` (import, upload), ``translation`` (sandboxed), ``steps`` (record
 import), ``edits`` (optimistic locking), ``reviews`` (overlap policy, queue), ``agreement`` (kappa),
-``audit``.
+``audit``, ``dispatch`` (the only module that sends Celery tasks).
 """

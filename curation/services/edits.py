@@ -11,13 +11,13 @@ cannot be approved until its current version verified.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import F
 
 from curation.models import ReviewStatus, Step, StepOrigin, VerificationStatus
+from curation.services import dispatch
 from curation.services.audit import record_change
 from curation.services.roles import Role, require
 from curation.services.workloads import store_state
@@ -90,9 +90,12 @@ def edit_trace(user, step: Step, *, expected_version: int, trace_text: str) -> S
     return fresh
 
 
-def edit_after_leir(user, step: Step, *, expected_version: int, leir_text: str,
-                    queue_verification: Callable[[Step], None] | None = None) -> Step:
-    """Replace the transformed LEIR: checked now, re-verified later, approval reset until it passes."""
+def edit_after_leir(user, step: Step, *, expected_version: int, leir_text: str) -> Step:
+    """Replace the transformed LEIR: checked now, re-verification queued, approval reset until it passes.
+
+    The verification uses seed 0: the new after-state is usually unverified, and an edit back to a state
+    verified before reads its stored outcome.
+    """
     require(user, Role.REVIEWER, "editing the transformed LEIR")
     checked = check_leir(leir_text, step.after.tensors)
     with transaction.atomic():
@@ -107,8 +110,7 @@ def edit_after_leir(user, step: Step, *, expected_version: int, leir_text: str,
         record_change(fresh, user, "after_leir", old_leir, after.leir)
         record_change(fresh, user, "verification_status", old_verification, fresh.verification_status)
         record_change(fresh, user, "review_status", old_review, fresh.review_status)
-    if queue_verification is not None:
-        transaction.on_commit(lambda: queue_verification(fresh))
+        dispatch.queue_verification(fresh.pk)
     return fresh
 
 

@@ -36,6 +36,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from curation.models import Export, ReviewStatus, RunStatus, Step, VerificationStatus
+from curation.services import dispatch
 from curation.services.export_files import escape_texts, sha256_of, write_jsonl, write_parquet
 from curation.services.export_lint import lint_rows
 from curation.services.export_records import collect_records
@@ -296,9 +297,7 @@ def create_export(
         created_by=user,
     )
     if enqueue:
-        from curation.tasks import run_export
-
-        run_export.apply_async((export.pk,), queue="export")
+        dispatch.queue_export(export.pk)
     return export
 
 

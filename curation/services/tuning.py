@@ -22,6 +22,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from curation.models import ProgramState, RunStatus, Trajectory, Workload
+from curation.services import dispatch
 from curation.services.roles import Role, require
 from curation.services.steps import import_step_file
 from curation.services.workloads import source_state
@@ -73,9 +74,7 @@ def start_trajectory(user, *, workload: Workload, algorithm: str = "beam", polic
     trajectory = create_trajectory(workload, algorithm=algorithm, policy=policy, budget=budget, seed=seed,
                                    target=target, user=user)
     if enqueue:
-        from curation.tasks import enqueue_tuning
-
-        enqueue_tuning(trajectory)
+        dispatch.queue_tuning(trajectory.pk)
     return trajectory
 
 

@@ -11,7 +11,13 @@ from __future__ import annotations
 from django.db import transaction
 
 from curation.models import Step, Verification, VerificationStatus
+from curation.services import dispatch
+from curation.services.audit import record_change
+from curation.services.roles import Role, require
 from curation.services.steps import record_verification, toolchain_of
+
+#: The targets a step can be verified on (each served by its own queue, ``dispatch.queue_for_target``).
+TARGETS = ("llvm", "cuda")
 
 #: Outcomes that mean the program itself is broken (never worth a retry).
 PROGRAM_FAILURES = frozenset({"check_error", "build_error", "runtime_error", "crash", "timeout",
@@ -77,25 +83,21 @@ def next_seed(step: Step, target: str) -> int:
     return 0 if highest is None else highest + 1
 
 
-def request_verification(user, step: Step, *, enqueue, target: str = "llvm") -> Step:
+def request_verification(user, step: Step, *, target: str = "llvm") -> Step:
     """A reviewer asks for (re-)verification: the status becomes ``queued`` and the task is sent on commit.
 
-    A state already verified is verified again on the next seed (``next_seed``): new inputs, a new build and
-    timing, a new stored outcome. Approval stays disabled until the worker records an accepted outcome
-    (``reviews.verified_for_approval``). ``enqueue`` is ``curation.tasks.enqueue_verification`` in
-    production, passed in so this module does not import Celery.
+    The one way a person asks for it, whichever door they use (the step page's re-run button, ``POST
+    /api/steps/{id}/verify/``). A state already verified is verified again on the next seed (``next_seed``):
+    new inputs, a new build and timing, a new stored outcome. The change of status is in the audit trail.
+    Approval stays disabled until the worker records an accepted outcome (``reviews.verified_for_approval``).
     """
-    from curation.services.audit import record_change
-    from curation.services.roles import Role, require
-
     require(user, Role.REVIEWER, "re-running a verification")
-    if target not in ("llvm", "cuda"):
-        raise ValueError(f"unknown target {target!r}: llvm or cuda")
+    if target not in TARGETS:
+        raise ValueError(f"unknown target {target!r}: {' or '.join(TARGETS)}")
     with transaction.atomic():
         old = step.verification_status
         Step.objects.filter(pk=step.pk).update(verification_status=VerificationStatus.QUEUED)
         step.verification_status = VerificationStatus.QUEUED
         record_change(step, user, "verification_status", old, step.verification_status)
-        seed = next_seed(step, target)
-        transaction.on_commit(lambda: enqueue(step, target=target, seed=seed))
+        dispatch.queue_verification(step.pk, target=target, seed=next_seed(step, target))
     return step

@@ -163,9 +163,7 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def rerun(request: HttpRequest, pk: int) -> HttpResponse:
     """Queue the step's verification again on the CPU workers; the panel polls until it finishes."""
-    from curation.tasks import enqueue_verification
-
-    step = verification.request_verification(request.user, _step(pk), enqueue=enqueue_verification)
+    step = verification.request_verification(request.user, _step(pk))
     messages.info(request, "Verification queued.")
     if is_htmx(request):
         return render(request, "curation/review/_verdict.html", _context(request, step))
@@ -206,16 +204,13 @@ def edit_trace(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def edit_leir(request: HttpRequest, pk: int) -> HttpResponse:
     """Save the edited after-state: checked now, re-verification queued, approval off until it passes."""
-    from curation.tasks import enqueue_verification
-
     step = _step(pk)
     text = request.POST.get("leir_text", "")
     version = _int(request.POST.get("version"))
     if version is None:
         return HttpResponseBadRequest("the form lacks the step version it was read at")
     try:
-        edits.edit_after_leir(request.user, step, expected_version=version, leir_text=text,
-                              queue_verification=enqueue_verification)
+        edits.edit_after_leir(request.user, step, expected_version=version, leir_text=text)
     except edits.InvalidLeir as bad:
         context = _context(request, step, after_text=text, problems=leir_problems(text, bad.problems))
         return render(request, "curation/review/step.html", context, status=400)

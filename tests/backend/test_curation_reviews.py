@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 
 from curation.models import AuditEvent, ReviewStatus, VerificationStatus
 from curation.services import agreement, edits, reviews
 from curation.services.roles import PermissionDenied, Role
 
 from .fixtures import builtin, engine_step, user
+from .workers import publisher, purge, take_queued
 
 pytestmark = pytest.mark.django_db
 
@@ -90,11 +92,11 @@ def test_editing_the_leir_checks_it_resets_approval_and_queues_verification(peop
     with pytest.raises(edits.InvalidLeir, match="changes nothing"):
         edits.edit_after_leir(people["ann"], step, expected_version=step.version, leir_text=step.after.leir)
     other = engine_step(step.workload, site=1).after.leir  # a real, different valid program
-    queued = []
+    broker = publisher(settings.CELERY_BROKER_URL)
+    purge(broker, "verify.cpu")
     with django_capture_on_commit_callbacks(execute=True):
-        edited = edits.edit_after_leir(people["ann"], step, expected_version=step.version, leir_text=other,
-                                       queue_verification=queued.append)
-    assert queued == [edited]
+        edited = edits.edit_after_leir(people["ann"], step, expected_version=step.version, leir_text=other)
+    assert take_queued(broker, "verify.cpu") == [("curation.tasks.verify_step", [edited.pk, "llvm", 0])]
     assert edited.review_status == ReviewStatus.UNREVIEWED
     assert edited.verification_status == VerificationStatus.QUEUED
     assert {e.field for e in AuditEvent.objects.filter(step=step)} >= {"after_leir", "review_status"}

@@ -52,6 +52,33 @@ def purge(app: Celery, *queues: str) -> None:
                 conn.default_channel.queue_purge(name)
 
 
+def take_queued(app: Celery, queue: str) -> list[tuple[str, list]]:
+    """Take every message waiting on ``queue`` off the broker: (task name, positional args), oldest first."""
+    taken = []
+    with app.connection_for_read() as conn:
+        channel = conn.default_channel
+        while (message := channel.basic_get(queue, no_ack=True)) is not None:
+            args, _kwargs, _embed = message.decode()
+            taken.append((message.headers["task"], args))
+    return taken
+
+
+def run_queued(app: Celery, queue: str) -> list[tuple[str, list]]:
+    """Take the messages waiting on ``queue`` and run each one's task here, as a worker would (``apply``).
+
+    For tests that need a queued task's effect without a worker process's start-up time; the message, its
+    task and the services it calls are the real ones.
+    """
+    from celery import current_app
+
+    import curation.tasks  # noqa: F401 - registers the tasks the messages name
+
+    taken = take_queued(app, queue)
+    for name, args in taken:
+        current_app.tasks[name].apply(args=args, throw=True)
+    return taken
+
+
 @contextmanager
 def worker(broker_url: str, queues: str = "verify.cpu,generate,export", *, env: dict | None = None):
     """A worker process; yields the Popen. Stopped (or already killed) on exit."""

@@ -297,15 +297,18 @@ def test_the_page_routes_leave_the_api_route_names_to_the_api(step):
 
 def test_rerun_verifies_again_on_the_next_seed_instead_of_reading_the_stored_outcome(
         step, ann, django_capture_on_commit_callbacks):
+    from django.conf import settings
+
     from curation.models import Verification
     from curation.services import verification
+    from tests.backend.workers import publisher, purge, run_queued
 
-    def run_now(queued, *, target, seed):  # the task's body, in this process
-        verification.verify_step(queued.pk, target=target, seed=seed)
-
-    for _ in range(2):
+    broker = publisher(settings.CELERY_BROKER_URL)
+    purge(broker, "verify.cpu")
+    for seed in range(2):
         with django_capture_on_commit_callbacks(execute=True):
-            verification.request_verification(ann.account, step, enqueue=run_now)
+            verification.request_verification(ann.account, step)
+        assert run_queued(broker, "verify.cpu") == [("curation.tasks.verify_step", [step.pk, "llvm", seed])]
     seeds = sorted(Verification.objects.filter(state=step.after, parent=step.before)
                    .values_list("seed", flat=True))
     assert seeds == [0, 1]

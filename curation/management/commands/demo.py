@@ -18,6 +18,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from curation.models import Workload
+from curation.services import dispatch
 
 CPU_QUEUES = "generate,verify.cpu,export,tune"
 
@@ -78,17 +79,12 @@ class Command(BaseCommand):
 
     def _queue_generation(self, options) -> None:
         """Queue what is not generated yet, after dropping queued work of an earlier run (no duplicates)."""
-        from curation.tasks import enqueue_generation
-        from steptp_web.celery import app
-
-        with app.connection_for_write() as connection:
-            connection.default_channel.queue_purge("generate")
-
+        dispatch.drop_queued(dispatch.GENERATE_QUEUE)
         todo = (
             Workload.objects.filter(states__depth=0, steps__isnull=True).distinct().order_by("level", "name")
         )
         for workload in todo:
-            enqueue_generation(
-                workload, depth=options["depth"], max_steps_per_state=options["max_steps_per_state"]
+            dispatch.queue_generation(
+                workload.pk, depth=options["depth"], max_steps_per_state=options["max_steps_per_state"]
             )
         self.stdout.write(f"queued generation for {todo.count()} workload(s)")

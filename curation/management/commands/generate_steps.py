@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand
 
 from curation.management.commands._progress import bar
 from curation.models import Workload
+from curation.services import dispatch
 from curation.services.generation import NothingToGenerate, generate_for_workload
 
 
@@ -27,11 +28,9 @@ class Command(BaseCommand):
         if options["level"]:
             chosen = chosen.filter(level=options["level"])
         if options["queue"]:
-            from curation.tasks import enqueue_generation
-
             for workload in chosen:
-                enqueue_generation(
-                    workload,
+                dispatch.queue_generation(
+                    workload.pk,
                     depth=options["depth"],
                     seed=options["seed"],
                     max_steps_per_state=options["max_steps_per_state"],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from curation.models import Workload
+from curation.services import dispatch
 from curation.services.tuning import POLICIES, TARGET_LABELS, TUNING_TARGET, create_trajectory, run_trajectory
 
 
@@ -39,9 +40,7 @@ class Command(BaseCommand):
             except ValueError as exc:
                 raise CommandError(str(exc)) from None
             if options["queue"]:
-                from curation.tasks import enqueue_tuning
-
-                enqueue_tuning(trajectory)
+                dispatch.queue_tuning(trajectory.pk)
                 self.stdout.write(f"queued trajectory {trajectory.pk} ({name}) on `tune`")
                 continue
             trajectory = run_trajectory(trajectory.pk)

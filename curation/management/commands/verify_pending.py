@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand
 
 from curation.management.commands._progress import bar
 from curation.models import Step, VerificationStatus
+from curation.services import dispatch
 from curation.services.verification import verify_step
 
 
@@ -21,10 +22,8 @@ class Command(BaseCommand):
             verification_status__in=[VerificationStatus.PENDING, VerificationStatus.QUEUED]
         ).order_by("id")
         if options["queue"]:
-            from curation.tasks import enqueue_verification
-
             for step in pending:
-                enqueue_verification(step, target=options["target"])
+                dispatch.queue_verification(step.pk, target=options["target"])
             self.stdout.write(f"queued {pending.count()} verification(s)")
             return
         outcomes: dict[str, int] = {}
