@@ -52,7 +52,21 @@ class NoSuchFile(LookupError):
 
 
 class ExportRefused(ValueError):
-    """Options that cannot make an export (unknown format, bad split fractions)."""
+    """Options that cannot make an export (unknown format, bad split fractions, no step selected)."""
+
+
+def why_empty(filters: Mapping[str, Any]) -> str:
+    """Why ``filters`` select no step, and what to include instead (the refusal a user reads)."""
+    verified = Step.objects.filter(
+        verification_status__in=[VerificationStatus.EQUAL_PASS, VerificationStatus.PASS])
+    approved = verified.filter(review_status=ReviewStatus.APPROVED).count()
+    if not verified.exists():
+        return "no step has verified yet: wait for the workers (the status page shows their progress)"
+    if not filters.get("all_verified") and not approved:
+        return (f"no step is approved yet ({verified.count()} verified): approve steps in the review queue, "
+                "or include every verified step ('all verified', --all-verified)")
+    return ("the filters (levels, strategies, workloads, exactness, policy) leave no step: widen them "
+            f"({verified.count()} verified, {approved} approved)")
 
 
 def export_root() -> Path:
@@ -288,6 +302,8 @@ def create_export(
     if unknown or not formats:
         raise ExportRefused(f"unknown format(s) {unknown}; known: {', '.join(FORMATS)}")
     _fractions(split_policy or {})
+    if not select_steps(filters or {}).exists():
+        raise ExportRefused(f"nothing to export: {why_empty(filters or {})}")
     export = Export.objects.create(
         name=name,
         filters=dict(filters or {}),
@@ -342,7 +358,10 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
             "after": result.after,
         }
         records = list(result.kept)
-    by_split = assign_splits(records, export.seed, fractions)
+    if not records:
+        raise ExportRefused(f"nothing to export: {why_empty(export.filters)}")
+    # a split with no row is not written: a 0-row parquet file is one `datasets` cannot load
+    by_split = {split: rows for split, rows in assign_splits(records, export.seed, fractions).items() if rows}
     directory = export_root() / str(export.pk)
     if directory.exists():
         shutil.rmtree(directory)

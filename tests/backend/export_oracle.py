@@ -175,7 +175,8 @@ def write_export(export: Export, directory: Path) -> dict[str, Any]:
         result = apply_policy(records, get_policy(policy_name), seed=export.seed)
         filtering = {"policy": policy_name, "seed": export.seed, "before": result.before, "after": result.after}
         records = list(result.kept)
-    by_split = assign_splits(records, export.seed, fractions)
+    # like the fast path since issue 41: a split with no row is not written (0-row parquet does not load)
+    by_split = {s: rows for s, rows in assign_splits(records, export.seed, fractions).items() if rows}
     directory.mkdir(parents=True)
     configs = [f for f in export.formats if f != "parquet"] or ["messages"]
     rows_by = {

@@ -87,3 +87,37 @@ def test_only_curators_export_and_unreviewed_steps_stay_out_unless_asked(approve
     assert exports.select_steps({}).count() == len(approved_steps) - 1
     assert exports.select_steps({"all_verified": True}).count() == len(approved_steps)
     assert exports.select_steps({"strategies": ["loop_tiling"]}).count() == 0
+
+
+def test_an_export_that_selects_nothing_is_refused_with_what_to_include(approved_steps, settings, tmp_path):
+    from django.core.management import CommandError, call_command
+
+    settings.VAR_DIR = tmp_path
+    curator = user("cat", Role.CURATOR)
+    Step.objects.update(review_status=ReviewStatus.UNREVIEWED)
+    with pytest.raises(exports.ExportRefused, match=r"no step is approved yet \(6 verified\).*all verified"):
+        exports.create_export(curator, name="empty", enqueue=False)
+    with pytest.raises(exports.ExportRefused, match="filters .* leave no step"):
+        exports.create_export(curator, name="empty", enqueue=False,
+                              filters={"all_verified": True, "strategies": ["loop_tiling"]})
+    assert not Export.objects.exists()
+    with pytest.raises(CommandError, match="no step is approved yet"):
+        call_command("export_dataset", "empty", "--user", "cat")
+    user("ann", Role.REVIEWER)
+    with pytest.raises(CommandError, match="curator"):  # one line, not a traceback
+        call_command("export_dataset", "x", "--user", "ann", "--all-verified")
+
+
+def test_an_empty_split_is_not_written_and_datasets_loads_the_folder(approved_steps, settings, tmp_path):
+    import datasets
+
+    settings.VAR_DIR = tmp_path
+    Step.objects.exclude(workload__name="level1/layer_norm").update(review_status=ReviewStatus.UNREVIEWED)
+    export = exports.create_export(user("cat", Role.CURATOR), name="one-workload", seed=0, enqueue=False,
+                                   split_policy={"fractions": {"train": 0.5, "test": 0.5}})
+    export = exports.run_export(export.pk)
+    root = Path(export.directory)
+    assert list(export.manifest["splits"].values()) == [2]  # one workload: one split, never a 0-row file
+    assert all(p.stat().st_size > 0 for p in root.rglob("*.jsonl"))
+    loaded = datasets.load_dataset("parquet", data_dir=str(root / "data" / "messages"))
+    assert sum(split.num_rows for split in loaded.values()) == 2

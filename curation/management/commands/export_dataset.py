@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from curation.management.commands._progress import bar
 from curation.services import exports
+from curation.services.roles import PermissionDenied
 
 
 class Command(BaseCommand):
@@ -54,11 +55,14 @@ class Command(BaseCommand):
                 seed=options["seed"],
                 enqueue=False,
             )
-        except (exports.ExportRefused, PermissionError) as exc:
+        except (exports.ExportRefused, PermissionDenied) as exc:
             raise CommandError(str(exc)) from None
-        with bar(100, "export", unit="%") as progress:
-            export = exports.run_export(
-                export.pk, progress=lambda f: progress.update(round(100 * f) - progress.n)
-            )
+        try:
+            with bar(100, "export", unit="%") as progress:
+                export = exports.run_export(
+                    export.pk, progress=lambda f: progress.update(round(100 * f) - progress.n)
+                )
+        except exports.ExportRefused as exc:  # the selection emptied (a policy kept nothing)
+            raise CommandError(str(exc)) from None
         self.stdout.write(f"export {export.pk}: {export.directory}")
         self.stdout.write(f"splits {export.manifest['splits']}; lint problems {export.lint['problem_count']}")
