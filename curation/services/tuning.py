@@ -33,6 +33,17 @@ POLICIES: dict[str, str] = {"rule": "rule (cost-model ranking)",
                             "llm": "llm (STEPTP_LLM_URL / STEPTP_LLM_MODEL)"}
 
 
+def llm_endpoint() -> tuple[str, str] | None:
+    """``(url, model)`` of the configured OpenAI-compatible endpoint, or ``None`` when there is none."""
+    url, model = os.environ.get("STEPTP_LLM_URL"), os.environ.get("STEPTP_LLM_MODEL")
+    return (url, model) if url and model else None
+
+
+def available_policies() -> dict[str, str]:
+    """The policies this deployment can run now: ``llm`` only when an endpoint is configured."""
+    return {name: label for name, label in POLICIES.items() if name != "llm" or llm_endpoint()}
+
+
 def algorithm_names() -> list[str]:
     """The search algorithms (``tuner.search.ALGORITHMS``), imported when asked: it loads the engine."""
     from tuner.search import ALGORITHMS
@@ -57,6 +68,9 @@ def create_trajectory(workload: Workload, *, algorithm: str = "beam", policy: st
         raise ValueError(f"unknown algorithm {algorithm!r}; known: {', '.join(algorithms)}")
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; known: {', '.join(POLICIES)}")
+    if policy not in available_policies():  # refused before queuing, not after
+        raise ValueError("policy llm needs an endpoint: set STEPTP_LLM_URL and STEPTP_LLM_MODEL "
+                         "(and STEPTP_LLM_KEY) for the web app and the workers")
     if target not in TARGET_LABELS:
         raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGET_LABELS)}")
     return Trajectory.objects.create(workload=workload, algorithm=algorithm, policy=policy,
@@ -108,9 +122,10 @@ def _policy(trajectory: Trajectory):
     from tuner.policies import LLMPolicy, RulePolicy
 
     if trajectory.policy == "llm":
-        url, model = os.environ.get("STEPTP_LLM_URL"), os.environ.get("STEPTP_LLM_MODEL")
-        if not url or not model:
+        endpoint = llm_endpoint()
+        if endpoint is None:
             raise ValueError("policy llm needs STEPTP_LLM_URL and STEPTP_LLM_MODEL")
+        url, model = endpoint
         return LLMPolicy(url, model, api_key=os.environ.get("STEPTP_LLM_KEY"),
                          program_name=trajectory.workload.name, seed=trajectory.seed)
     return RulePolicy(seed=trajectory.seed, measured={})

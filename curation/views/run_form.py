@@ -7,7 +7,13 @@ from typing import Any
 from django import forms
 
 from curation.models import Workload
-from curation.services.tuning import POLICIES, TARGET_LABELS, TUNING_TARGET, algorithm_names
+from curation.services.tuning import (
+    POLICIES,
+    TARGET_LABELS,
+    TUNING_TARGET,
+    algorithm_names,
+    available_policies,
+)
 
 
 class RunForm(forms.Form):
@@ -27,6 +33,7 @@ class RunForm(forms.Form):
         self.fields["workload"].queryset = (Workload.objects.filter(states__depth=0).distinct()
                                             .order_by("name"))
         self.fields["algorithm"].choices = [(name, name) for name in algorithm_names()]
+        self.fields["policy"].choices = list(available_policies().items())
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -65,9 +65,25 @@ def test_every_entry_point_offers_the_targets_the_verifier_knows():
 
 def test_a_failing_run_is_stored_as_failed(settings, tmp_path, monkeypatch):
     settings.VAR_DIR = tmp_path
-    monkeypatch.delenv("STEPTP_LLM_URL", raising=False)
+    monkeypatch.setenv("STEPTP_LLM_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("STEPTP_LLM_MODEL", "m")
     workload = builtin("level1/layer_norm")
     trajectory = create_trajectory(workload, algorithm="chain", policy="llm", budget={"verifications": 1})
+    monkeypatch.delenv("STEPTP_LLM_URL")  # the endpoint went away between the request and the run
     done = run_trajectory(trajectory.pk, measure=FAST_TIMING)
     assert done.status == RunStatus.FAILED
     assert "STEPTP_LLM_URL" in done.error
+
+
+def test_the_llm_policy_is_offered_only_with_an_endpoint_and_refused_before_queuing(monkeypatch):
+    from curation.views.run_form import RunForm
+
+    monkeypatch.delenv("STEPTP_LLM_URL", raising=False)
+    monkeypatch.delenv("STEPTP_LLM_MODEL", raising=False)
+    assert [name for name, _ in RunForm().fields["policy"].choices] == ["rule"]
+    with pytest.raises(ValueError, match="policy llm needs an endpoint: set STEPTP_LLM_URL"):
+        create_trajectory(builtin("level1/layer_norm"), policy="llm", budget={"verifications": 1})
+    assert not Trajectory.objects.exists()
+    monkeypatch.setenv("STEPTP_LLM_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("STEPTP_LLM_MODEL", "m")
+    assert [name for name, _ in RunForm().fields["policy"].choices] == ["rule", "llm"]

@@ -115,6 +115,7 @@ def test_status_page_renders_the_report_and_links_to_healthz(client):
     assert connection.vendor in html
     assert "badge-ok" in html
     assert "/static/css/steptp.css" in html
+    assert 'href="/accounts/login/"' in html and 'href="/admin/"' not in html  # demo accounts sign in there
 
 
 def test_healthz_answers_plain_http_when_https_redirect_is_on(client, settings):
