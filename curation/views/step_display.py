@@ -30,13 +30,26 @@ def diff_rows(step: Step) -> list[dict[str, Any]]:
     before_math, after_math = program_latex(before), program_latex(after)
     blocks = []
     for block in diff.blocks:
-        number = (block.before_index if block.before_index is not None else block.after_index) + 1
-        blocks.append({"kind": block.kind, "number": number, "at_site": block.at_site,
+        blocks.append({"kind": block.kind, "number": block_label(block.before_index, block.after_index),
+                       "at_site": block.at_site,
                        "before_index": block.before_index, "after_index": block.after_index,
                        "rows": block.rows,
                        "before_math": "" if block.before_index is None else before_math[block.before_index],
                        "after_math": "" if block.after_index is None else after_math[block.after_index]})
     return blocks
+
+
+def block_label(before_index: int | None, after_index: int | None) -> str:
+    """A block's name on the page, unique among its neighbours: a removed block is named by its place in
+    the before-state, an added one by its place in the after-state, a moved one by both (so "Block 4 —
+    added" and "Block 4 — unchanged" never name two different blocks)."""
+    if after_index is None:
+        return f"{before_index + 1} of the before-state" if before_index is not None else "?"
+    if before_index is None:
+        return f"{after_index + 1} of the after-state"
+    if before_index == after_index:
+        return str(before_index + 1)
+    return f"{before_index + 1} → {after_index + 1}"
 
 
 def leir_problems(text: str, problems: list[dict[str, Any]]) -> list[dict[str, Any]]:

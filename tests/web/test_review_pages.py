@@ -314,3 +314,17 @@ def test_rerun_verifies_again_on_the_next_seed_instead_of_reading_the_stored_out
     assert seeds == [0, 1]
     step.refresh_from_db()
     assert step.verification_status in (VerificationStatus.EQUAL_PASS, VerificationStatus.PASS)
+
+
+def test_block_labels_never_name_two_blocks_alike():
+    from curation.views.step_display import block_label
+    from leir.diff import diff_programs
+    from leir.parser import parse_body
+
+    before = parse_body("B^{4}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx};];B^{4}_{tx=0}[D^{f32,g}_{tx}=C^{f32,g}_{tx};];")
+    after = parse_body("B^{4}_{tx=0}[E^{f32,g}_{tx}=A^{f32,g}_{tx}*2;];B^{4}_{tx=0}[C^{f32,g}_{tx}=A^{f32,g}_{tx};];"
+                          "B^{4}_{tx=0}[D^{f32,g}_{tx}=C^{f32,g}_{tx};];")
+    labels = [block_label(b.before_index, b.after_index) for b in diff_programs(before, after).blocks]
+    assert len(labels) == len(set(labels)) == 3
+    assert labels[0] == "1 of the after-state" and labels[1] == "1 → 2"
+    assert block_label(3, None) == "4 of the before-state" and block_label(2, 2) == "3"
