@@ -4,6 +4,11 @@ Generation writes the step records of one workload to a resumable ``.jsonl`` und
 generated/`` (the same file format ``steptp generate`` writes on any machine) and imports them. A rerun
 — after an interruption or on purpose — skips what is already in the file and what is already in the
 database, so it never writes a step twice.
+
+Ingestion is exactly-once and self-repairing: a workload counts as done only when a marker beside its file
+says the import finished *and* every step of the file is in the database. A worker killed between the
+file and the database (or mid-import) leaves no marker, so ``incomplete_workloads`` hands the workload
+back and the rerun completes it.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from curation.models import Workload
+from curation.models import Step, Workload
 from curation.services.steps import StepImportReport, import_step_file
 from curation.services.workloads import source_state
 
@@ -26,6 +31,40 @@ class NothingToGenerate(ValueError):
 def generated_path(workload: Workload, depth: int, seed: int) -> Path:
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", workload.name)
     return Path(settings.VAR_DIR) / "generated" / f"{safe}.d{depth}.s{seed}.jsonl"
+
+
+def import_marker(path: Path) -> Path:
+    """Written after the import of ``path`` finished; its absence means the import may be partial."""
+    return path.with_name(path.name + ".imported")
+
+
+def _step_ids(path: Path) -> list[str]:
+    """The step ids of the records in ``path`` that have an after-state (what the import stores)."""
+    import json
+
+    ids = []
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            if line.strip():
+                record = json.loads(line)
+                if record.get("child"):
+                    ids.append(record["step_id"])
+    return ids
+
+
+def is_ingested(workload: Workload, depth: int, seed: int) -> bool:
+    """The workload's generation finished and every generated step is in the database."""
+    path = generated_path(workload, depth, seed)
+    if not import_marker(path).exists() or not path.exists():
+        return False
+    ids = _step_ids(path)
+    return Step.objects.filter(step_id__in=ids).count() == len(set(ids))
+
+
+def incomplete_workloads(depth: int, seed: int = 0) -> list[Workload]:
+    """Workloads with a source state whose generation or import has not completed (to queue again)."""
+    candidates = Workload.objects.filter(states__depth=0).distinct().order_by("level", "name")
+    return [w for w in candidates if not is_ingested(w, depth, seed)]
 
 
 def _verify_fn(target: str):
@@ -72,5 +111,9 @@ def generate_for_workload(
     config = GenerationConfig(
         depth=depth, seed=seed, breadth_cap=breadth_cap, max_steps_per_state=max_steps_per_state
     )
+    marker = import_marker(path)
+    marker.unlink(missing_ok=True)  # until this run's import has finished
     generate([Source(info, program)], config, path, verify=_verify_fn(target), progress=progress)
-    return import_step_file(path)
+    report = import_step_file(path)
+    marker.write_text(f"{report.created + report.unchanged}\n", encoding="utf-8")
+    return report

@@ -17,8 +17,8 @@ import sys
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from curation.models import Workload
 from curation.services import dispatch
+from curation.services.generation import incomplete_workloads
 
 CPU_QUEUES = "generate,verify.cpu,export,tune"
 
@@ -78,13 +78,12 @@ class Command(BaseCommand):
                 worker.kill()
 
     def _queue_generation(self, options) -> None:
-        """Queue what is not generated yet, after dropping queued work of an earlier run (no duplicates)."""
+        """Queue every workload whose generation or import has not completed (a partial import included),
+        after dropping queued work of an earlier run (no duplicates)."""
         dispatch.drop_queued(dispatch.GENERATE_QUEUE)
-        todo = (
-            Workload.objects.filter(states__depth=0, steps__isnull=True).distinct().order_by("level", "name")
-        )
+        todo = incomplete_workloads(options["depth"], seed=0)
         for workload in todo:
             dispatch.queue_generation(
                 workload.pk, depth=options["depth"], max_steps_per_state=options["max_steps_per_state"]
             )
-        self.stdout.write(f"queued generation for {todo.count()} workload(s)")
+        self.stdout.write(f"queued generation for {len(todo)} workload(s)")
