@@ -330,3 +330,20 @@ class Export(models.Model):
             models.CheckConstraint(condition=Q(progress__gte=0) & Q(progress__lte=1),
                                    name="export_progress_range"),
         ]
+
+
+class WorkerHeartbeat(models.Model):
+    """A Celery worker's latest sign of life (``curation.services.workers``): who serves which queues.
+
+    Workers write it every ``STEPTP_HEARTBEAT_SECONDS``; one silent for three intervals counts as gone, so
+    ``/healthz``, ``/status/`` and the dashboard can say that a queue with work waiting has no worker.
+    """
+
+    name = models.CharField(max_length=200, unique=True)
+    queues = models.JSONField(default=list)
+    pid = models.IntegerField()
+    started_at = models.DateTimeField()
+    last_seen = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({', '.join(self.queues)})"

@@ -10,10 +10,14 @@ that failed to build or verify, which is a stored outcome. Verification is route
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 from celery import shared_task
+from celery.signals import worker_ready, worker_shutdown
 from django.db import InterfaceError, OperationalError
 
-from curation.services import dispatch
+from curation.services import dispatch, workers
 from curation.services.exports import run_export as write_export
 from curation.services.generation import generate_for_workload
 from curation.services.tuning import run_trajectory
@@ -56,3 +60,26 @@ def generate_steps(
 def tune(trajectory_pk: int) -> str:
     """Run one stored tuner trajectory (``curation.services.tuning``); returns its final status."""
     return run_trajectory(trajectory_pk).status
+
+
+_heartbeat_stops: dict[str, threading.Event] = {}
+
+
+@worker_ready.connect
+def _start_heartbeat(sender: Any = None, **_: Any) -> None:
+    """Every worker beats (``services.workers``) from the moment it consumes until it stops."""
+    name = sender.hostname
+    queues = sorted(queue.name for queue in sender.task_consumer.queues)
+    _heartbeat_stops[name] = workers.start_heartbeat(name, queues)
+
+
+@worker_shutdown.connect
+def _stop_heartbeat(sender: Any = None, **_: Any) -> None:
+    name = getattr(sender, "hostname", None)
+    stop = _heartbeat_stops.pop(name, None) if name else None
+    if stop is not None:
+        stop.set()
+        try:
+            workers.forget(name)
+        except Exception as exc:  # the database may be gone too; the heartbeat then just times out
+            print(f"heartbeat: could not sign off: {type(exc).__name__}: {exc}", flush=True)

@@ -93,10 +93,28 @@ def health_report() -> dict[str, Any]:
         getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", None),
         settings.STEPTP_HEALTH_TIMEOUT,
     )
-    healthy = database["ok"] and broker["ok"]
+    workers = check_workers() if database["ok"] else {"ok": False, "error": "the database is down"}
+    healthy = database["ok"] and broker["ok"] and workers["ok"]
     return {
         "status": "ok" if healthy else "degraded",
         "database": database,
         "broker": broker,
+        "workers": workers,
         "versions": versions(),
+    }
+
+
+def check_workers() -> dict[str, Any]:
+    """Live workers per queue and the work waiting; not ok when a queue holds work no live worker serves."""
+    from curation.services.workers import live_workers, queue_states
+
+    states = queue_states()
+    stalled = [q.name for q in states if q.stalled]
+    now = time.time()
+    return {
+        "ok": not stalled,
+        "live": [{"name": w.name, "queues": w.queues,
+                  "seconds_since_beat": round(now - w.last_seen.timestamp(), 1)} for w in live_workers()],
+        "queues": {q.name: {"workers": q.workers, "waiting": q.waiting} for q in states},
+        **({"error": f"work waits with no live worker on: {', '.join(stalled)}"} if stalled else {}),
     }

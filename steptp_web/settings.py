@@ -165,6 +165,8 @@ LOGGING = {
 
 # --- Celery (read by steptp_web/celery.py through the CELERY_ namespace) -------------------------------
 
+#: Seconds between a worker's heartbeats; a worker silent for three of them counts as gone.
+STEPTP_HEARTBEAT_SECONDS = float(os.environ.get("STEPTP_HEARTBEAT_SECONDS", "5"))
 #: The work queues; a GPU node serves only ``verify.cuda`` (see docs/operations.md).
 STEPTP_QUEUES: tuple[str, ...] = ("generate", "verify.cpu", "verify.cuda", "export", "tune")
 

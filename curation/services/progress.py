@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef
+from django.db.models import Count, Exists, Min, OuterRef
+from django.utils import timezone
 
 from curation.models import Export, ProgramState, Step, Workload
 
@@ -23,7 +24,20 @@ def workload_progress() -> dict[str, Any]:
         "generated": generated,
         "generated_fraction": generated / translated if translated else 0.0,
         "exports": Export.objects.count(),
+        "seconds_left": first_pass_seconds_left(generated, translated),
     }
+
+
+def first_pass_seconds_left(generated: int, translated: int) -> float | None:
+    """How long until every translated workload has steps, at the rate seen since the first step was stored;
+    ``None`` before there is a rate (no step yet) or when the pass is done."""
+    if not generated or generated >= translated:
+        return None
+    first = Step.objects.aggregate(first=Min("created_at"))["first"]
+    elapsed = (timezone.now() - first).total_seconds() if first else 0.0
+    if elapsed <= 0:
+        return None
+    return (translated - generated) * elapsed / generated
 
 
 def pipeline_progress() -> dict[str, Any]:

@@ -13,6 +13,8 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
@@ -42,40 +44,17 @@ class Command(BaseCommand):
         # SIGTERM (a supervisor, `timeout`) must unwind through `finally` so the worker stops too
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         call_command("seed_demo", all_workloads=True)
-        worker = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "steptp_web",
-                "worker",
-                "-Q",
-                CPU_QUEUES,
-                "-n",
-                "demo@%h",
-                "--pool",
-                "threads",
-                "--concurrency",
-                str(options["worker_threads"]),
-                "-l",
-                "WARNING",
-            ],
-            env=os.environ.copy(),
-        )
+        supervisor = WorkerSupervisor(worker_command(options["worker_threads"]), self.stdout)
+        supervisor.start()
         try:
             self._queue_generation(options)
             self.stdout.write(
-                f"worker pid {worker.pid}; serving http://{options['host']}:{options['port']}/ "
+                f"worker pid {supervisor.process.pid}; serving http://{options['host']}:{options['port']}/ "
                 "(Ctrl-C stops both)"
             )
             call_command("runserver", f"{options['host']}:{options['port']}", use_reloader=False)
         finally:
-            worker.send_signal(signal.SIGTERM)
-            try:
-                worker.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                worker.kill()
+            supervisor.stop()
 
     def _queue_generation(self, options) -> None:
         """Queue every workload whose generation or import has not completed (a partial import included),
@@ -87,3 +66,59 @@ class Command(BaseCommand):
                 workload.pk, depth=options["depth"], max_steps_per_state=options["max_steps_per_state"]
             )
         self.stdout.write(f"queued generation for {len(todo)} workload(s)")
+
+
+def worker_command(threads: int) -> list[str]:
+    return [sys.executable, "-m", "celery", "-A", "steptp_web", "worker", "-Q", CPU_QUEUES, "-n", "demo@%h",
+            "--pool", "threads", "--concurrency", str(threads), "-l", "WARNING"]
+
+
+class WorkerSupervisor:
+    """The demo's one worker, restarted when it dies (a crash, an OOM kill) so queued work never waits on a
+    dead process; after ``MAX_RESTARTS`` quick deaths in a row it gives up and says so."""
+
+    MAX_RESTARTS = 5
+    #: A worker that ran this long before dying counts as healthy again (the restart count starts over).
+    STABLE_SECONDS = 60.0
+
+    def __init__(self, command: list[str], out) -> None:
+        self.command = command
+        self.out = out
+        self.process: subprocess.Popen = None  # type: ignore[assignment]
+        self.restarts = 0
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="demo-worker-watch", daemon=True)
+
+    def start(self) -> None:
+        self._spawn()
+        self._thread.start()
+
+    def _spawn(self) -> None:
+        self.process = subprocess.Popen(self.command, env=os.environ.copy())
+        self._started = time.monotonic()
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(2.0):
+            code = self.process.poll()
+            if code is None:
+                continue
+            if time.monotonic() - self._started >= self.STABLE_SECONDS:
+                self.restarts = 0
+            if self.restarts >= self.MAX_RESTARTS:
+                self.out.write(f"the worker died {self.restarts + 1} times in a row (exit {code}); not "
+                               "restarting it: queued work waits. Start one with `make worker` "
+                               "(/status/ shows the queues).")
+                return
+            self.restarts += 1
+            self.out.write(f"the worker (pid {self.process.pid}) exited with {code}; restarting it "
+                           f"({self.restarts} of {self.MAX_RESTARTS})")
+            self._spawn()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
