@@ -263,31 +263,6 @@ class Program:
     signature: Signature
     body: Body
 
-    def __reduce__(self):
-        """Pickle deep bodies as their canonical text, which the receiver parses back.
-
-        Pickling walks a tree recursively and fails on long operator chains that every other layer
-        handles (a sum of 400 terms is 400 levels deep), so a program that deep crosses process
-        boundaries (the verifier's sandbox) as flat text instead; shallow ones pickle as they are.
-        """
-        from leir.limits import tree_depth
-
-        if max((tree_depth(stmt.value) for _, stmt, _ in statements(self.body)), default=0) <= _PICKLE_DEPTH:
-            return (Program, (self.signature, self.body))
-        from leir.printer import canonical
-
-        return (_program_from_text, (self.signature, canonical(self.body)))
-
-
-#: Expression depth up to which a program pickles as a tree (pickle's own recursion stays well inside).
-_PICKLE_DEPTH = 100
-
-
-def _program_from_text(signature: Signature, body_text: str) -> Program:
-    from leir.parser import parse_body
-
-    return Program(signature, parse_body(body_text))
-
 
 # ------------------------------------------------------------------------------------------- traversal
 

@@ -57,6 +57,7 @@ from leir.ast import (
 from leir.errors import LeirCheckError
 from leir.intervals import NEVER, Range, exact_range, index_range, linear, refine
 from leir.limits import MAX_LOOPS, MAX_NESTING, MAX_TERMS, depths, ensure_recursion_limit
+from leir.promotion import concrete, natural_type, promote
 from leir.semantics import Diagnostic, ProgramInfo, Severity, StmtInfo, StmtKind, TensorInfo
 
 __all__ = ["check", "require_valid", "CODES"]
@@ -461,8 +462,6 @@ class _Checker:
             self._arith(expr.otherwise, dtype)
 
     def _arith_cond(self, cond) -> None:
-        from leir.interpreter import _concrete, _natural, _promote  # one promotion rule: the interpreter's
-
         kind = type(cond)
         if kind is Paren:
             self._arith_cond(cond.inner)
@@ -471,7 +470,7 @@ class _Checker:
             self._arith_cond(cond.right)
         elif kind is Compare and len(cond.ops) == len(cond.operands) - 1:
             for left, right in zip(cond.operands, cond.operands[1:], strict=False):
-                pair = _concrete(_promote(_natural(left), _natural(right)))
+                pair = concrete(promote(natural_type(left), natural_type(right)))
                 self._arith(left, pair)
                 self._arith(right, pair)
         elif kind is not Compare:

@@ -71,14 +71,13 @@ from leir.checker import require_valid
 from leir.dtypes import (
     cast_to,
     float_to_int,
-    from_numpy_dtype,
     is_bool,
-    is_float,
     max_value,
     min_value,
     numpy_dtype,
 )
 from leir.errors import LeirCheckError, LeirError
+from leir.promotion import concrete, natural_type, promote
 from leir.semantics import ProgramInfo, StmtKind
 
 __all__ = ["run", "InterpreterError"]
@@ -93,79 +92,8 @@ MAX_ELEMENTS = 1 << 28
 #: Most loop iterations evaluated as one NumPy batch (each live temporary is one array of this length).
 MAX_LANES = 1 << 20
 
-_FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
 _UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "max": np.maximum, "min": np.minimum}
 _erf = np.frompyfunc(math.erf, 1, 1)
-
-
-# ------------------------------------------------------------------------------------- type promotion
-
-_WEAK_INT = "~int"
-_WEAK_FLOAT = "~float"
-
-
-def _promote(a: str, b: str) -> str:
-    """Result type of a binary operation in a condition; ``~int``/``~float`` are untyped literals."""
-    if a == b:
-        return a
-    if a == _WEAK_INT:
-        return b
-    if b == _WEAK_INT:
-        return a
-    if a == _WEAK_FLOAT:
-        return b if is_float(b) else ("f64" if b != _WEAK_INT else _WEAK_FLOAT)
-    if b == _WEAK_FLOAT:
-        return a if is_float(a) else "f64"
-    fa, fb = is_float(a), is_float(b)
-    if fa and fb:
-        if {a, b} == {"f16", "bf16"}:
-            return "f32"
-        return a if _FLOAT_ORDER[a] > _FLOAT_ORDER[b] else b
-    if fa:
-        return a
-    if fb:
-        return b
-    a2 = "i64" if is_bool(a) else a
-    b2 = "i64" if is_bool(b) else b
-    if a2 == b2:
-        return a2
-    res = np.result_type(numpy_dtype(a2), numpy_dtype(b2))
-    if res.kind == "f":
-        return "f64"
-    return from_numpy_dtype(res)
-
-
-def _natural(expr) -> str:
-    """The type an expression has on its own (used for comparison operands)."""
-    kind = type(expr)
-    if kind is TensorRef:
-        return expr.dtype
-    if kind is Var:
-        return "i64"
-    if kind is Num:
-        return _WEAK_INT if expr.is_int else _WEAK_FLOAT
-    if kind is Inf:
-        return _WEAK_FLOAT
-    if kind is Paren:
-        return _natural(expr.inner)
-    if kind is Neg:
-        return _natural(expr.operand)
-    if kind is BinOp:
-        return _promote(_natural(expr.left), _natural(expr.right))
-    if kind is Call:
-        if expr.func in ("max", "min"):
-            return _promote(_natural(expr.args[0]), _natural(expr.args[1]))
-        inner = _natural(expr.args[0])
-        if expr.func == "abs":
-            return inner
-        return inner if is_float(inner) or inner == _WEAK_FLOAT else "f64"
-    if kind is IfThenElse:
-        return _promote(_natural(expr.then), _natural(expr.otherwise))
-    return "f64"
-
-
-def _concrete(t: str) -> str:
-    return "i64" if t == _WEAK_INT else ("f64" if t == _WEAK_FLOAT else t)
 
 
 def _compute_dtype(dtype: str) -> np.dtype:
@@ -530,7 +458,7 @@ class _Machine:
             result = np.ones(lanes.n, dtype=bool)
             for i, op in enumerate(cond.ops):
                 a, b = cond.operands[i], cond.operands[i + 1]
-                t = _concrete(_promote(_natural(a), _natural(b)))
+                t = concrete(promote(natural_type(a), natural_type(b)))
                 cdt = _compute_dtype(t)
                 left = self._value(a, lanes, t, cdt)
                 right = self._value(b, lanes, t, cdt)
@@ -542,7 +470,7 @@ class _Machine:
             return (left & right) if cond.op == "&" else (left | right)
         if kind is Paren:
             return self._cond(cond.inner, lanes)
-        t = _concrete(_natural(cond))
+        t = concrete(natural_type(cond))
         return self._value(cond, lanes, t, _compute_dtype(t)) != 0
 
 
