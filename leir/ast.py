@@ -13,7 +13,7 @@ only to keep *redundant* parentheses found in input text (the public data has a 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 #: Element types the language accepts. The checker rejects the ``UNSUPPORTED_DTYPES`` ones.
 DTYPES: tuple[str, ...] = (
@@ -334,8 +334,12 @@ def statements(body: Body | Block):
             yield path, item, loops
 
 
+@overload
+def strip_parens(node: Expr) -> Expr: ...
+@overload
+def strip_parens(node: Cond) -> Cond: ...
 def strip_parens(node: Expr | Cond) -> Expr | Cond:
-    """The expression without any redundant ``Paren`` wrappers at its top."""
+    """The expression without any redundant ``Paren`` wrappers at its top (an expression stays one)."""
     while isinstance(node, Paren):
         node = node.inner
     return node

@@ -52,6 +52,7 @@ from leir.ast import (
     TensorRef,
     Var,
     expr_children,
+    strip_parens,
     walk_expr,
 )
 from leir.errors import LeirCheckError
@@ -185,20 +186,14 @@ def _subtracts_a_loop_variable(divisor) -> bool:
                for node in _value_nodes(divisor))
 
 
-def _strip(node):
-    while isinstance(node, Paren):
-        node = node.inner
-    return node
-
-
 def _same_ref(node, target: TensorRef) -> bool:
-    node = _strip(node)
+    node = strip_parens(node)
     return isinstance(node, TensorRef) and node.name == target.name and node.indices == target.indices
 
 
 def _combiner(value, target: TensorRef) -> str | None:
     """The reduction operator of ``target = value`` read from the top of the RHS, if recognisable."""
-    top = _strip(value)
+    top = strip_parens(value)
     if isinstance(top, BinOp):
         if top.op in ("+", "*"):
             if _same_ref(top.left, target) or _same_ref(top.right, target):
@@ -409,7 +404,7 @@ class _Checker:
         if kind is Num:
             self._literal(expr, expr.text, dtype, negative=False)
         elif kind is Neg:
-            operand = _strip(expr.operand)
+            operand = strip_parens(expr.operand)
             if type(operand) is Num:
                 self._literal(expr, operand.text, dtype, negative=True)
             else:
@@ -439,7 +434,7 @@ class _Checker:
                     expr,
                 )
             if expr.op == "**" and not is_float and dtype != "index":
-                exponent = _strip(expr.right)
+                exponent = strip_parens(expr.right)
                 if not (type(exponent) is Num and exponent.is_int and len(exponent.text) <= 2
                         and int(exponent.text) <= MAX_INT_EXPONENT):
                     self.error(

@@ -65,6 +65,7 @@ from leir.ast import (
     Program,
     TensorRef,
     Var,
+    strip_parens,
     tensor_refs,
 )
 from leir.checker import require_valid
@@ -78,6 +79,7 @@ from leir.dtypes import (
 )
 from leir.errors import LeirCheckError, LeirError
 from leir.promotion import concrete, natural_type, promote
+from leir.rewrite import statement_at
 from leir.semantics import ProgramInfo, StmtKind
 
 __all__ = ["run", "InterpreterError"]
@@ -134,12 +136,6 @@ class _Lanes:
 # ---------------------------------------------------------------------------------------------- plans
 
 
-def _strip(node):
-    while isinstance(node, Paren):
-        node = node.inner
-    return node
-
-
 def _subtree_statements(block: Block):
     for item in block.items:
         if isinstance(item, Assign):
@@ -185,12 +181,12 @@ def _fast_reductions(block: Block) -> dict[int, tuple[str, object]]:
         self_refs = [r for r in _stmt_refs(s)[1:] if r.name == name]
         if len(self_refs) != 1 or self_refs[0].dtype != s.target.dtype:
             continue
-        top = _strip(s.value)
+        top = strip_parens(s.value)
         if isinstance(top, BinOp):
-            left_is_self = _strip(top.left) is self_refs[0]
+            left_is_self = strip_parens(top.left) is self_refs[0]
             rest = top.right if left_is_self else top.left
         else:
-            rest = top.args[1] if _strip(top.args[0]) is self_refs[0] else top.args[0]
+            rest = top.args[1] if strip_parens(top.args[0]) is self_refs[0] else top.args[0]
         fast[id(s)] = (comb, rest)
     return fast
 
@@ -265,7 +261,7 @@ class _Machine:
 
     def _init_reductions(self, b_index: int) -> None:
         for path, st in self.reductions.get(b_index, ()):
-            stmt = self._stmt_at(path)
+            stmt = statement_at(self.program.body, path)
             t = self.info.tensors[stmt.target.name]
             if st.combiner in ("+", "-"):
                 value: float | int = 0
@@ -277,12 +273,6 @@ class _Machine:
                 value = max_value(t.dtype)
             arr = self.store[t.name]
             arr[...] = cast_to(np.array(value), t.dtype)
-
-    def _stmt_at(self, path: tuple[int, ...]) -> Assign:
-        node = self.program.body.blocks[path[0]]
-        for i in path[1:]:
-            node = node.items[i]
-        return node
 
     def _plan(self, block: Block) -> _BlockPlan:
         plan = self.plans.get(id(block))
@@ -424,7 +414,7 @@ class _Machine:
         if kind is Paren:
             return self._value(expr.inner, lanes, dtype, cdt)
         if kind is Neg:
-            inner = _strip(expr.operand)
+            inner = strip_parens(expr.operand)
             if cdt.kind in "iu" and isinstance(inner, Inf):
                 return np.full(n, np.iinfo(cdt).min, dtype=cdt)
             if cdt.kind in "iu" and isinstance(inner, Num) and not inner.is_int:

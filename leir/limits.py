@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import sys
 
-from leir.ast import BinOp, Call, Compare, IfThenElse, Logical, Neg, Paren, TensorRef
+from leir.ast import BinOp, Call, Compare, IfThenElse, Logical, Neg, Paren, TensorRef, strip_parens
 from leir.precedence import PRECEDENCE
 
 __all__ = ["MAX_TERMS", "MAX_NESTING", "MAX_LOOPS", "MAX_EXTENT", "tree_depth", "nesting_depth", "depths",
@@ -111,9 +111,7 @@ def depths(node) -> tuple[int, int]:
         if nesting > nested:
             nested = nesting
         for index, child in enumerate(_children(current)):
-            bare = child
-            while type(bare) is Paren:
-                bare = bare.inner
+            bare = strip_parens(child)
             stack.append((child, depth + 1, nesting + _level(current, bare, index)))
     return deepest, nested
 

@@ -88,7 +88,7 @@ import numpy as np
 
 from leir import ast as A
 from leir.analysis import carried_vars, loop_race_reason
-from leir.dtypes import float_to_int, max_value, min_value, numpy_dtype
+from leir.dtypes import float_to_int, max_value, min_value, numel, numpy_dtype, tensor_nbytes
 from leir.gpu_limits import all_loops, gpu_limit_violations, thread_tag
 from leir.intervals import index_range
 from leir.limits import ensure_recursion_limit
@@ -387,7 +387,7 @@ class _Writer:
                 isinstance(index := A.strip_parens(ref.indices[k]), A.Var) and index.name == header[k].var
                 for ref in refs):
             k += 1
-        if k == 0 or _numel(t.shape[k:]) * numpy_dtype(t.dtype).itemsize >= STACK_ALLOCA_BYTES:
+        if k == 0 or tensor_nbytes(t.dtype, t.shape[k:]) >= STACK_ALLOCA_BYTES:
             return None
         return owner, k
 
@@ -476,8 +476,8 @@ class _Writer:
     def run(self) -> str:
         sig = self.program.signature
         for t in self.info.tensors.values():
-            if _numel(t.shape) >= 2**31:
-                raise LoweringError(f"tensor {t.name} has {_numel(t.shape)} elements; the lowering indexes "
+            if numel(t.shape) >= 2**31:
+                raise LoweringError(f"tensor {t.name} has {numel(t.shape)} elements; the lowering indexes "
                                     "with int32 (every corpus tensor fits), larger tensors are not supported")
         params = ", ".join(
             f"{self.tnames[d.name]}: T.Buffer({_shape(self.info.tensors[d.name].shape)}, "
@@ -1125,13 +1125,6 @@ def _shape(shape: tuple[int, ...]) -> str:
     if not shape:
         return "()"
     return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _numel(shape: tuple[int, ...]) -> int:
-    size = 1
-    for n in shape:
-        size *= n
-    return size
 
 
 def _stmt_text(stmt: A.Assign) -> str:
