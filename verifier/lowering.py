@@ -93,7 +93,7 @@ from leir.gpu_limits import all_loops, gpu_limit_violations, thread_tag
 from leir.intervals import index_range
 from leir.limits import ensure_recursion_limit
 from leir.printer import canonical
-from leir.promotion import WEAK_FLOAT, WEAK_INT, concrete, promote
+from leir.promotion import concrete, natural_type, promote
 from leir.semantics import ProgramInfo, StmtInfo, StmtKind
 from verifier import edge_ops, vector_math
 from verifier import targets as tg
@@ -836,31 +836,8 @@ class _Writer:
         return self.expr(e if e is not None else A.Num("0"), dtype, {})
 
     def etype(self, e: A.Expr) -> str:
-        """The type an expression has on its own (for comparisons): a dtype or ``int``/``float``."""
-        if isinstance(e, A.Paren):
-            return self.etype(e.inner)
-        if isinstance(e, A.Num):
-            return WEAK_INT if e.is_int else WEAK_FLOAT
-        if isinstance(e, A.Inf):
-            return WEAK_FLOAT
-        if isinstance(e, A.Var):
-            return "i64"
-        if isinstance(e, A.TensorRef):
-            return e.dtype
-        if isinstance(e, A.Neg):
-            return self.etype(e.operand)
-        if isinstance(e, A.BinOp):
-            return promote(self.etype(e.left), self.etype(e.right))
-        if isinstance(e, A.Call):
-            if e.func in ("max", "min"):
-                return promote(self.etype(e.args[0]), self.etype(e.args[1]))
-            inner = self.etype(e.args[0])
-            if e.func == "abs":
-                return inner
-            return inner if inner in _FLOAT_WIDTH else "f64"
-        if isinstance(e, A.IfThenElse):
-            return promote(self.etype(e.then), self.etype(e.otherwise))
-        raise LoweringError(f"unsupported expression {type(e).__name__}")
+        """The type an expression has on its own (for comparisons), by the language's one rule."""
+        return natural_type(e)
 
     def expr(self, e: A.Expr, dtype: str, ranges: dict[str, tuple[int, int]]) -> str:
         """``e`` evaluated in LEIR ``dtype``, or in the index dtype when ``dtype`` is ``None``."""
