@@ -224,9 +224,9 @@ def median_job(finals: list, host_source: float | None = None):
 def compulsory_bytes(program) -> int:
     """Bytes any kernel must move once: every input, parameter and output tensor (intermediates may stay
     in cache in the best kernel, so they are left out)."""
-    from tuner.cost import DTYPE_BYTES
+    from leir.dtypes import tensor_nbytes
 
-    return sum(math.prod(t.shape) * DTYPE_BYTES.get(t.dtype, 4) for t in program.signature.tensors
+    return sum(tensor_nbytes(t.dtype, t.shape) for t in program.signature.tensors
                if t.role in ("input", "param", "output"))
 
 

@@ -26,6 +26,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from leir.dtypes import numel
 from strategies.registry import all_strategies
 
 FORMATS = ("messages", "prompt-completion")
@@ -52,9 +53,7 @@ def tensor_lines(tensors: Sequence[Mapping[str, Any]]) -> list[str]:
     lines = []
     for t in tensors:
         shape = list(t["shape"])
-        count = 1
-        for n in shape:
-            count *= n
+        count = numel(shape)
         dims = " x ".join(str(n) for n in shape) if shape else "scalar"
         dtype = t["dtype"]
         lines.append(f"- {t['name']}: {_ROLE_WORDS.get(t['role'], t['role'])}, "

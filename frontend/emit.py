@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from leir.ast import Assign, Block, Expr, Loop, Num, TensorRef, Var
+from leir.dtypes import numel
 
 from . import expr as E
 from .errors import UnsupportedOperatorError
@@ -49,7 +50,7 @@ class Tensor:
 
     @property
     def numel(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+        return numel(self.shape)
 
     def ref(self, *indices) -> TensorRef:
         if len(indices) != len(self.shape):

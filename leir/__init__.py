@@ -5,3 +5,7 @@ the canonical and pretty printers, the checker (semantic analysis), the NumPy re
 the strategies, reasoning traces, filtering, and the PyTorch frontend. This package must import without
 TVM and without Django: the verifier and the web app build on it, never the other way round.
 """
+
+# Registers how a ``Program`` pickles (as text when its expressions are too deep for pickle's recursion);
+# imported here so that it is in force wherever any part of the language is.
+import leir.program  # noqa: F401

@@ -32,12 +32,16 @@ from leir.ast import (
     Var,
     iter_items,
     statements,
+    strip_parens,
     tensor_refs,
     walk_expr,
 )
 from leir.checker import check
+from leir.dtypes import tensor_nbytes
+from leir.gpu_limits import MAX_SHARED_BYTES
 from leir.memo import memo_by_identity
-from leir.names import loop_var_names, tensor_names
+from leir.names import first_unused, loop_var_names, tensor_names
+from leir.rewrite import _rebuild, block_at, statement_at, substitute_vars
 from leir.semantics import ProgramInfo, StmtKind
 
 Path = tuple[int, ...]
@@ -196,8 +200,7 @@ def separates(var: str, subscripts: Iterable[tuple[Expr, ...]]) -> bool:
 
 
 def _bare_name(index: Expr) -> str | None:
-    while isinstance(index, Paren):
-        index = index.inner
+    index = strip_parens(index)
     return index.name if isinstance(index, Var) else None
 
 
@@ -213,12 +216,9 @@ def loop_carries_dependence(program: Program, block_path: Path, var: str) -> boo
 
 def _enclosing_loops(body: Body, path: Path) -> tuple[Loop, ...]:
     """Loops strictly outside the block at ``path``."""
-    from leir.rewrite import item_at
-
     out: list[Loop] = []
     for depth in range(1, len(path)):
-        outer = item_at(body, path[:depth])
-        assert isinstance(outer, Block)
+        outer = block_at(body, path[:depth])
         out.extend(outer.loops)
     return tuple(out)
 
@@ -300,51 +300,21 @@ def loop_vars_in(program: Program) -> frozenset[str]:
 
 def fresh_tensor_names(program: Program, count: int = 1) -> tuple[str, ...]:
     """The next unused tensor names in the public naming sequence (``A C D … Z Aa Ac …``)."""
-    if count == 0:
-        return ()
-    taken = tensor_names_in(program)
-    out: list[str] = []
-    for name in tensor_names():
-        if name not in taken:
-            out.append(name)
-            if len(out) == count:
-                return tuple(out)
-    raise RuntimeError("tensor names exhausted")
+    return first_unused(tensor_names(), tensor_names_in(program), count)
 
 
 def fresh_loop_vars(program: Program, count: int = 1, *, prefix: str = "") -> tuple[str, ...]:
     """Unused loop-variable names (skipping ``b e t v x y z``); ``prefix`` makes bound names (``tx`` …)."""
-    if count == 0:
-        return ()
-    taken = loop_vars_in(program)
-    out: list[str] = []
-    for name in loop_var_names():
-        candidate = prefix + name
-        if candidate not in taken:
-            out.append(candidate)
-            if len(out) == count:
-                return tuple(out)
-    raise RuntimeError("loop variable names exhausted")
+    return first_unused((prefix + name for name in loop_var_names()), loop_vars_in(program), count)
 
 
 # ---- graph
 
 
-def dtype_bytes(dtype: str) -> int:
-    """Bytes one element of ``dtype`` occupies (``bool`` one byte, ``bf16`` two)."""
-    if dtype == "bool":
-        return 1
-    digits = "".join(ch for ch in dtype if ch.isdigit())
-    return max(1, int(digits) // 8) if digits else 1
-
-
 def tensor_bytes(program: Program, name: str) -> int:
     """Size in bytes of a tensor (known or intermediate), from the checker's shapes: what a trace reports."""
     info = program_info(program).tensors[name]
-    count = 1
-    for dim in info.shape:
-        count *= dim
-    return count * dtype_bytes(info.dtype)
+    return tensor_nbytes(info.dtype, info.shape)
 
 
 def iterations(loops: Iterable[Loop]) -> int:
@@ -507,11 +477,8 @@ def loop_race_reason(program: Program, block_path: Path, var: str,
     "… a recurrence", …), or two statements under it touch one written tensor at subscripts that
     differ along ``var`` ("carries a dependence between statements").
     """
-    from leir.rewrite import item_at
-
     info = info if info is not None else program_info(program)
-    block = item_at(program.body, block_path)
-    assert isinstance(block, Block)
+    block = block_at(program.body, block_path)
     outer = _enclosing_loops(program.body, block_path)
     for rel, stmt, loops in item_statements(block):
         sinfo = info.statements.get(block_path + rel)
@@ -525,16 +492,8 @@ def loop_race_reason(program: Program, block_path: Path, var: str,
 
 def spatial_loops(program: Program, block_path: Path) -> tuple[Loop, ...]:
     """The header loops of a block along which no iteration depends on another (safe to reorder freely)."""
-    block = item_at_block(program, block_path)
+    block = block_at(program.body, block_path)
     return tuple(lp for lp in block.loops if loop_race_reason(program, block_path, lp.var) is None)
-
-
-def item_at_block(program: Program, path: Path) -> Block:
-    from leir.rewrite import item_at
-
-    block = item_at(program.body, path)
-    assert isinstance(block, Block)
-    return block
 
 
 def contiguity_problem(item: Item, var: str) -> str | None:
@@ -633,8 +592,6 @@ def _scaled(var: str, coeff: int) -> Expr:
 def _rewrite_terms(expr: Expr, fn: TermsFn) -> Expr:
     """Rewrite every sum (at every depth) with ``fn(terms) -> terms``; other nodes are rebuilt around it."""
     from leir.ast import expr_children
-    from leir.rewrite import _rebuild  # the one node-rebuilding rule of the tree rewriter
-
     terms = _sum_terms(expr)
     rebuilt: list[Term] = []
     for sign, term in terms:
@@ -651,8 +608,6 @@ def _rewrite_terms(expr: Expr, fn: TermsFn) -> Expr:
 
 def _rewrite_cond(cond: Cond, fn: TermsFn) -> Cond:
     from leir.ast import expr_children
-    from leir.rewrite import _rebuild
-
     kids = expr_children(cond)
     return _rebuild(cond, tuple(_rewrite_cond(k, fn) if isinstance(k, (Compare, Logical))
                                 else _rewrite_terms(k, fn) for k in kids))
@@ -663,8 +618,6 @@ _PLACEHOLDER = "\x00loop"
 
 def split_index_var(expr: Expr | Cond, var: str, inner: str, factor: int) -> Expr | Cond:
     """``var → var*factor+inner`` everywhere in an expression, spliced into the sums it appears in."""
-    from leir.rewrite import substitute_vars
-
     def fn(terms: list[Term]) -> list[Term]:
         out: list[Term] = []
         for sign, term in terms:
@@ -685,8 +638,6 @@ def split_index_var(expr: Expr | Cond, var: str, inner: str, factor: int) -> Exp
 
 def fuse_index_vars(expr: Expr | Cond, outer: str, inner: str, inner_extent: int) -> Expr | Cond:
     """``outer*n+inner → outer`` (the fused loop keeps the outer name); other uses get ``//n`` and ``%n``."""
-    from leir.rewrite import substitute_vars
-
     def fn(terms: list[Term]) -> list[Term]:
         outs = [(k, s, _multiple_of(t, outer)) for k, (s, t) in enumerate(terms)]
         ins = [(k, s, _multiple_of(t, inner)) for k, (s, t) in enumerate(terms)]
@@ -723,7 +674,7 @@ class CarriedStatement:
 def carried_statements(program: Program, block_path: Path) -> tuple[CarriedStatement, ...]:
     """Every statement under the block at ``block_path`` with its race axes (``carried_vars``)."""
     info = program_info(program)
-    block = item_at_block(program, block_path)
+    block = block_at(program.body, block_path)
     outer = _enclosing_loops(program.body, block_path)
     out = []
     for rel, stmt, loops in item_statements(block):
@@ -778,13 +729,6 @@ def var_in_condition(item: Item, var: str) -> bool:
 # lowering's cuda rules (one kernel per top-level block, one copy per block or thread, no whole-tensor
 # fill inside a kernel).
 
-#: Bytes per element as the hardware stores it (``bf16`` is 2 bytes even though NumPy computes in f32).
-DTYPE_BYTES: dict[str, int] = {
-    "f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
-    "u8": 1, "u16": 2, "u32": 4, "u64": 8, "bool": 1,
-}
-#: Static shared memory per CUDA block (the lowering's ``GpuLimitError`` threshold, ``verifier.targets``).
-MAX_SHARED_BYTES = 48 * 1024
 
 
 def loop_ranges(loops: Iterable[Loop]) -> dict[str, tuple[int, int]]:
@@ -896,7 +840,7 @@ def onchip_scope_problem(program: Program, tensor: str, scope: str) -> str | Non
         return f"{tensor} is used by top-level blocks {blocks}; on-chip memory does not outlive a kernel"
     refs = list(tensor_refs_in(program.body, tensor))
     first_path, _, _ = refs[0]
-    first = item_at_path(program.body, first_path)
+    first = statement_at(program.body, first_path)
     problem = _first_write_problem(program, info, tensor, first_path, first, refs)
     if problem:
         return problem
@@ -913,7 +857,7 @@ def onchip_scope_problem(program: Program, tensor: str, scope: str) -> str | Non
         owner = program.body.blocks[owners[0]]
         shared = {name for name in reads(owner) | writes(owner)
                   if name == tensor or (info.tensors[name].scope == "s" and not info.tensors[name].is_known)}
-        size = sum(DTYPE_BYTES[info.tensors[n].dtype] * _numel(info.tensors[n].shape) for n in shared)
+        size = sum(tensor_nbytes(info.tensors[n].dtype, info.tensors[n].shape) for n in shared)
         if size > MAX_SHARED_BYTES:
             return f"shared tensors {', '.join(sorted(shared))} would need {size} bytes per block " \
                    f"(the limit is {MAX_SHARED_BYTES})"
@@ -946,22 +890,6 @@ def global_scope_problem(program: Program, tensor: str) -> str | None:
     threads would then race on the same elements (the lowering refuses that statement).
     """
     return _bound_loops_problem(program, tensor, "g")
-
-
-def _numel(shape: tuple[int, ...]) -> int:
-    total = 1
-    for n in shape:
-        total *= n
-    return total
-
-
-def item_at_path(body: Body, path: Path) -> Assign:
-    """The statement at ``path``."""
-    from leir.rewrite import item_at
-
-    item = item_at(body, path)
-    assert isinstance(item, Assign)
-    return item
 
 
 def _covering(target: TensorRef, loops: tuple[Loop, ...], shape: tuple[int, ...]) -> bool:

@@ -13,7 +13,7 @@ only to keep *redundant* parentheses found in input text (the public data has a 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 #: Element types the language accepts. The checker rejects the ``UNSUPPORTED_DTYPES`` ones.
 DTYPES: tuple[str, ...] = (
@@ -263,31 +263,6 @@ class Program:
     signature: Signature
     body: Body
 
-    def __reduce__(self):
-        """Pickle deep bodies as their canonical text, which the receiver parses back.
-
-        Pickling walks a tree recursively and fails on long operator chains that every other layer
-        handles (a sum of 400 terms is 400 levels deep), so a program that deep crosses process
-        boundaries (the verifier's sandbox) as flat text instead; shallow ones pickle as they are.
-        """
-        from leir.limits import tree_depth
-
-        if max((tree_depth(stmt.value) for _, stmt, _ in statements(self.body)), default=0) <= _PICKLE_DEPTH:
-            return (Program, (self.signature, self.body))
-        from leir.printer import canonical
-
-        return (_program_from_text, (self.signature, canonical(self.body)))
-
-
-#: Expression depth up to which a program pickles as a tree (pickle's own recursion stays well inside).
-_PICKLE_DEPTH = 100
-
-
-def _program_from_text(signature: Signature, body_text: str) -> Program:
-    from leir.parser import parse_body
-
-    return Program(signature, parse_body(body_text))
-
 
 # ------------------------------------------------------------------------------------------- traversal
 
@@ -359,8 +334,12 @@ def statements(body: Body | Block):
             yield path, item, loops
 
 
+@overload
+def strip_parens(node: Expr) -> Expr: ...
+@overload
+def strip_parens(node: Cond) -> Cond: ...
 def strip_parens(node: Expr | Cond) -> Expr | Cond:
-    """The expression without any redundant ``Paren`` wrappers at its top."""
+    """The expression without any redundant ``Paren`` wrappers at its top (an expression stays one)."""
     while isinstance(node, Paren):
         node = node.inner
     return node

@@ -52,11 +52,13 @@ from leir.ast import (
     TensorRef,
     Var,
     expr_children,
+    strip_parens,
     walk_expr,
 )
 from leir.errors import LeirCheckError
 from leir.intervals import NEVER, Range, exact_range, index_range, linear, refine
 from leir.limits import MAX_LOOPS, MAX_NESTING, MAX_TERMS, depths, ensure_recursion_limit
+from leir.promotion import concrete, natural_type, promote
 from leir.semantics import Diagnostic, ProgramInfo, Severity, StmtInfo, StmtKind, TensorInfo
 
 __all__ = ["check", "require_valid", "CODES"]
@@ -184,20 +186,14 @@ def _subtracts_a_loop_variable(divisor) -> bool:
                for node in _value_nodes(divisor))
 
 
-def _strip(node):
-    while isinstance(node, Paren):
-        node = node.inner
-    return node
-
-
 def _same_ref(node, target: TensorRef) -> bool:
-    node = _strip(node)
+    node = strip_parens(node)
     return isinstance(node, TensorRef) and node.name == target.name and node.indices == target.indices
 
 
 def _combiner(value, target: TensorRef) -> str | None:
     """The reduction operator of ``target = value`` read from the top of the RHS, if recognisable."""
-    top = _strip(value)
+    top = strip_parens(value)
     if isinstance(top, BinOp):
         if top.op in ("+", "*"):
             if _same_ref(top.left, target) or _same_ref(top.right, target):
@@ -408,7 +404,7 @@ class _Checker:
         if kind is Num:
             self._literal(expr, expr.text, dtype, negative=False)
         elif kind is Neg:
-            operand = _strip(expr.operand)
+            operand = strip_parens(expr.operand)
             if type(operand) is Num:
                 self._literal(expr, operand.text, dtype, negative=True)
             else:
@@ -438,7 +434,7 @@ class _Checker:
                     expr,
                 )
             if expr.op == "**" and not is_float and dtype != "index":
-                exponent = _strip(expr.right)
+                exponent = strip_parens(expr.right)
                 if not (type(exponent) is Num and exponent.is_int and len(exponent.text) <= 2
                         and int(exponent.text) <= MAX_INT_EXPONENT):
                     self.error(
@@ -461,8 +457,6 @@ class _Checker:
             self._arith(expr.otherwise, dtype)
 
     def _arith_cond(self, cond) -> None:
-        from leir.interpreter import _concrete, _natural, _promote  # one promotion rule: the interpreter's
-
         kind = type(cond)
         if kind is Paren:
             self._arith_cond(cond.inner)
@@ -471,7 +465,7 @@ class _Checker:
             self._arith_cond(cond.right)
         elif kind is Compare and len(cond.ops) == len(cond.operands) - 1:
             for left, right in zip(cond.operands, cond.operands[1:], strict=False):
-                pair = _concrete(_promote(_natural(left), _natural(right)))
+                pair = concrete(promote(natural_type(left), natural_type(right)))
                 self._arith(left, pair)
                 self._arith(right, pair)
         elif kind is not Compare:

@@ -5,11 +5,19 @@ stores this LEIR dtype", "what is its smallest/largest value" (integer reduction
 integer statement) and "is it a float". Keeping them here means there is one table to extend when the
 lowering learns a new type.
 
+How much storage a value takes is answered here too (``dtype_bytes``, ``numel``, ``tensor_nbytes``):
+the strategies' on-chip budgets, the GPU limits and the tuner's cost model all count bytes, and a table
+missing a type (the cost model's once lacked u16/u32/u64 and silently said 4) must fail, not guess.
+
 ``bf16`` has no NumPy dtype: it is *stored* as ``float32`` holding only bf16-representable values, and
 ``round_bf16`` performs the rounding (round to nearest, ties to even) that a store into a bf16 buffer does.
 """
 
 from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 
 import numpy as np
 
@@ -31,6 +39,10 @@ __all__ = [
     "float_to_int",
     "int_limits",
     "from_numpy_dtype",
+    "DTYPE_BYTES",
+    "dtype_bytes",
+    "numel",
+    "tensor_nbytes",
 ]
 
 _NUMPY: dict[str, np.dtype] = {
@@ -50,6 +62,33 @@ _NUMPY: dict[str, np.dtype] = {
 }
 
 _FROM_NUMPY: dict[np.dtype, str] = {v: k for k, v in _NUMPY.items() if k != "bf16"}
+
+#: Bytes one element occupies as the hardware stores it, for every LEIR dtype (``bf16`` is 2 bytes even
+#: though NumPy computes it in float32; the checker-refused ``UNSUPPORTED_DTYPES`` included).
+DTYPE_BYTES: Mapping[str, int] = MappingProxyType({
+    "f16": 2, "bf16": 2, "f32": 4, "f64": 8,
+    "i8": 1, "i16": 2, "i32": 4, "i64": 8, "u8": 1, "u16": 2, "u32": 4, "u64": 8,
+    "bool": 1,
+    "f8e4m3": 1, "f8e5m2": 1, "c64": 8, "c128": 16,
+})
+
+
+def dtype_bytes(dtype: str) -> int:
+    """Bytes one element of ``dtype`` occupies; ``ValueError`` for a code that is no LEIR dtype."""
+    try:
+        return DTYPE_BYTES[dtype]
+    except KeyError:
+        raise ValueError(f"unknown LEIR dtype {dtype!r} (known: {', '.join(DTYPE_BYTES)})") from None
+
+
+def numel(shape: Iterable[int]) -> int:
+    """Elements of a tensor of ``shape`` (a scalar's empty shape has one)."""
+    return math.prod(shape)
+
+
+def tensor_nbytes(dtype: str, shape: Iterable[int]) -> int:
+    """Bytes a tensor of ``dtype`` and ``shape`` occupies."""
+    return dtype_bytes(dtype) * numel(shape)
 
 
 def is_float(dtype: str) -> bool:

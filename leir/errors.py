@@ -32,7 +32,8 @@ class LeirSyntaxError(LeirError):
         code: str = "syntax",
     ) -> None:
         self.message = message
-        #: ``syntax``, or ``too-deep`` for text nested beyond the limits of docs/leir.md §7
+        #: ``syntax``, ``too-deep`` for text nested beyond the limits of docs/leir.md §7, or
+        #: ``literal-out-of-range`` for a loop extent beyond them
         self.code = code
         self.line = line
         self.column = column

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from leir.ast import Block, Loop, statements, tensor_refs
+from leir.dtypes import tensor_nbytes
 from leir.printer import loop_text
 
 #: Threads one block may have in total, per thread axis, blocks per grid axis, static shared bytes.
@@ -28,8 +29,6 @@ MAX_SHARED_BYTES = 48 * 1024
 BOUND_AXES = ("bx", "by", "bz", "tx", "ty", "tz")
 
 _GPU_VAR = re.compile(r"^([bt])([xyz])")
-_BYTES = {"f64": 8, "f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
-          "u8": 1, "u16": 2, "u32": 4, "u64": 8, "bool": 1}
 
 
 class TensorFacts(Protocol):
@@ -75,10 +74,6 @@ def axis_limit(tag: str) -> int:
     return MAX_THREADS[axis] if tag.startswith("threadIdx") else MAX_BLOCKS[axis]
 
 
-def dtype_bytes(dtype: str) -> int:
-    return _BYTES[dtype]
-
-
 def all_loops(block: Block) -> Iterator[Loop]:
     """Every loop of a block's header and of its nested blocks, outermost first."""
     yield from block.loops
@@ -116,7 +111,7 @@ def gpu_limit_violations(block: Block, tensors: Mapping[str, TensorFacts]) -> li
                      for r in tensor_refs(ref)
                      if r.name in tensors and tensors[r.name].scope == "s"
                      and tensors[r.name].role == "intermediate"})
-    size = sum(dtype_bytes(tensors[n].dtype) * _numel(tensors[n].shape) for n in shared)
+    size = sum(tensor_nbytes(tensors[n].dtype, tensors[n].shape) for n in shared)
     if size > MAX_SHARED_BYTES:
         out.append(GpuLimitViolation(
             f"shared tensors {', '.join(shared)} need {size} bytes per block; the limit is "
@@ -136,10 +131,3 @@ def threads_per_block(block: Block) -> int:
     for n in extents.values():
         threads *= n
     return threads
-
-
-def _numel(shape: tuple[int, ...]) -> int:
-    size = 1
-    for n in shape:
-        size *= n
-    return size

@@ -65,20 +65,21 @@ from leir.ast import (
     Program,
     TensorRef,
     Var,
+    strip_parens,
     tensor_refs,
 )
 from leir.checker import require_valid
 from leir.dtypes import (
     cast_to,
     float_to_int,
-    from_numpy_dtype,
     is_bool,
-    is_float,
     max_value,
     min_value,
     numpy_dtype,
 )
 from leir.errors import LeirCheckError, LeirError
+from leir.promotion import concrete, natural_type, promote
+from leir.rewrite import statement_at
 from leir.semantics import ProgramInfo, StmtKind
 
 __all__ = ["run", "InterpreterError"]
@@ -93,79 +94,8 @@ MAX_ELEMENTS = 1 << 28
 #: Most loop iterations evaluated as one NumPy batch (each live temporary is one array of this length).
 MAX_LANES = 1 << 20
 
-_FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
 _UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "max": np.maximum, "min": np.minimum}
 _erf = np.frompyfunc(math.erf, 1, 1)
-
-
-# ------------------------------------------------------------------------------------- type promotion
-
-_WEAK_INT = "~int"
-_WEAK_FLOAT = "~float"
-
-
-def _promote(a: str, b: str) -> str:
-    """Result type of a binary operation in a condition; ``~int``/``~float`` are untyped literals."""
-    if a == b:
-        return a
-    if a == _WEAK_INT:
-        return b
-    if b == _WEAK_INT:
-        return a
-    if a == _WEAK_FLOAT:
-        return b if is_float(b) else ("f64" if b != _WEAK_INT else _WEAK_FLOAT)
-    if b == _WEAK_FLOAT:
-        return a if is_float(a) else "f64"
-    fa, fb = is_float(a), is_float(b)
-    if fa and fb:
-        if {a, b} == {"f16", "bf16"}:
-            return "f32"
-        return a if _FLOAT_ORDER[a] > _FLOAT_ORDER[b] else b
-    if fa:
-        return a
-    if fb:
-        return b
-    a2 = "i64" if is_bool(a) else a
-    b2 = "i64" if is_bool(b) else b
-    if a2 == b2:
-        return a2
-    res = np.result_type(numpy_dtype(a2), numpy_dtype(b2))
-    if res.kind == "f":
-        return "f64"
-    return from_numpy_dtype(res)
-
-
-def _natural(expr) -> str:
-    """The type an expression has on its own (used for comparison operands)."""
-    kind = type(expr)
-    if kind is TensorRef:
-        return expr.dtype
-    if kind is Var:
-        return "i64"
-    if kind is Num:
-        return _WEAK_INT if expr.is_int else _WEAK_FLOAT
-    if kind is Inf:
-        return _WEAK_FLOAT
-    if kind is Paren:
-        return _natural(expr.inner)
-    if kind is Neg:
-        return _natural(expr.operand)
-    if kind is BinOp:
-        return _promote(_natural(expr.left), _natural(expr.right))
-    if kind is Call:
-        if expr.func in ("max", "min"):
-            return _promote(_natural(expr.args[0]), _natural(expr.args[1]))
-        inner = _natural(expr.args[0])
-        if expr.func == "abs":
-            return inner
-        return inner if is_float(inner) or inner == _WEAK_FLOAT else "f64"
-    if kind is IfThenElse:
-        return _promote(_natural(expr.then), _natural(expr.otherwise))
-    return "f64"
-
-
-def _concrete(t: str) -> str:
-    return "i64" if t == _WEAK_INT else ("f64" if t == _WEAK_FLOAT else t)
 
 
 def _compute_dtype(dtype: str) -> np.dtype:
@@ -204,12 +134,6 @@ class _Lanes:
 
 
 # ---------------------------------------------------------------------------------------------- plans
-
-
-def _strip(node):
-    while isinstance(node, Paren):
-        node = node.inner
-    return node
 
 
 def _subtree_statements(block: Block):
@@ -257,12 +181,12 @@ def _fast_reductions(block: Block) -> dict[int, tuple[str, object]]:
         self_refs = [r for r in _stmt_refs(s)[1:] if r.name == name]
         if len(self_refs) != 1 or self_refs[0].dtype != s.target.dtype:
             continue
-        top = _strip(s.value)
+        top = strip_parens(s.value)
         if isinstance(top, BinOp):
-            left_is_self = _strip(top.left) is self_refs[0]
+            left_is_self = strip_parens(top.left) is self_refs[0]
             rest = top.right if left_is_self else top.left
         else:
-            rest = top.args[1] if _strip(top.args[0]) is self_refs[0] else top.args[0]
+            rest = top.args[1] if strip_parens(top.args[0]) is self_refs[0] else top.args[0]
         fast[id(s)] = (comb, rest)
     return fast
 
@@ -337,7 +261,7 @@ class _Machine:
 
     def _init_reductions(self, b_index: int) -> None:
         for path, st in self.reductions.get(b_index, ()):
-            stmt = self._stmt_at(path)
+            stmt = statement_at(self.program.body, path)
             t = self.info.tensors[stmt.target.name]
             if st.combiner in ("+", "-"):
                 value: float | int = 0
@@ -349,12 +273,6 @@ class _Machine:
                 value = max_value(t.dtype)
             arr = self.store[t.name]
             arr[...] = cast_to(np.array(value), t.dtype)
-
-    def _stmt_at(self, path: tuple[int, ...]) -> Assign:
-        node = self.program.body.blocks[path[0]]
-        for i in path[1:]:
-            node = node.items[i]
-        return node
 
     def _plan(self, block: Block) -> _BlockPlan:
         plan = self.plans.get(id(block))
@@ -496,7 +414,7 @@ class _Machine:
         if kind is Paren:
             return self._value(expr.inner, lanes, dtype, cdt)
         if kind is Neg:
-            inner = _strip(expr.operand)
+            inner = strip_parens(expr.operand)
             if cdt.kind in "iu" and isinstance(inner, Inf):
                 return np.full(n, np.iinfo(cdt).min, dtype=cdt)
             if cdt.kind in "iu" and isinstance(inner, Num) and not inner.is_int:
@@ -530,7 +448,7 @@ class _Machine:
             result = np.ones(lanes.n, dtype=bool)
             for i, op in enumerate(cond.ops):
                 a, b = cond.operands[i], cond.operands[i + 1]
-                t = _concrete(_promote(_natural(a), _natural(b)))
+                t = concrete(promote(natural_type(a), natural_type(b)))
                 cdt = _compute_dtype(t)
                 left = self._value(a, lanes, t, cdt)
                 right = self._value(b, lanes, t, cdt)
@@ -542,7 +460,7 @@ class _Machine:
             return (left & right) if cond.op == "&" else (left | right)
         if kind is Paren:
             return self._cond(cond.inner, lanes)
-        t = _concrete(_natural(cond))
+        t = concrete(natural_type(cond))
         return self._value(cond, lanes, t, _compute_dtype(t)) != 0
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from leir.ast import BinOp, Compare, Logical, Neg, Num, Paren, Var
+from leir.ast import BinOp, Compare, Logical, Neg, Num, Paren, Var, strip_parens
 
 Range = tuple[int, int]
 Ranges = Mapping[str, Range]
@@ -207,8 +207,7 @@ def _bound_pair(left, op: str, right, ranges: Ranges, out: dict[str, Range]) -> 
 
 
 def _refine_into(cond, truth: bool, ranges: Ranges, out: dict[str, Range]) -> None:
-    while isinstance(cond, Paren):
-        cond = cond.inner
+    cond = strip_parens(cond)
     if isinstance(cond, Compare):
         if truth:
             for i, op in enumerate(cond.ops):
@@ -253,8 +252,7 @@ def _eval(node, env):
     """Integer value of an index expression on a grid of loop values; ``None`` when it is not one."""
     import numpy as np
 
-    while isinstance(node, Paren):
-        node = node.inner
+    node = strip_parens(node)
     if isinstance(node, Var):
         return env.get(node.name)
     if isinstance(node, Num):
@@ -283,8 +281,7 @@ _CMP = {"<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__", "==": "__e
 
 def _eval_cond(cond, env):
     """Truth of a loop-variable condition on the grid; ``None`` when it depends on data."""
-    while isinstance(cond, Paren):
-        cond = cond.inner
+    cond = strip_parens(cond)
     if isinstance(cond, Compare):
         result = None
         for op, left, right in zip(cond.ops, cond.operands, cond.operands[1:], strict=False):

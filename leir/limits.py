@@ -13,6 +13,8 @@ message (docs/leir.md §7):
   minus nest, where the left operand of an operator of the same precedence adds no level (so a long
   sum is flat, ``a-(b-(c-d))`` is three deep). Checked by the checker (``too-deep``).
 * ``MAX_LOOPS`` — loops around one statement, over all enclosing headers. Checked by the checker.
+* ``MAX_EXTENT`` — the largest loop extent: loop variables are ``i64``. The parser refuses a larger one
+  (``literal-out-of-range``, at its digits) before converting it, so 5,000 digits never reach ``int()``.
 
 ``ensure_recursion_limit`` raises Python's recursion limit enough for trees within ``MAX_TERMS``; it only
 ever raises it, so concurrent callers cannot lower it under one another.
@@ -22,10 +24,10 @@ from __future__ import annotations
 
 import sys
 
-from leir.ast import BinOp, Call, Compare, IfThenElse, Logical, Neg, Paren, TensorRef
+from leir.ast import BinOp, Call, Compare, IfThenElse, Logical, Neg, Paren, TensorRef, strip_parens
 from leir.precedence import PRECEDENCE
 
-__all__ = ["MAX_TERMS", "MAX_NESTING", "MAX_LOOPS", "tree_depth", "nesting_depth", "depths",
+__all__ = ["MAX_TERMS", "MAX_NESTING", "MAX_LOOPS", "MAX_EXTENT", "tree_depth", "nesting_depth", "depths",
            "ensure_recursion_limit"]
 
 #: Deepest expression tree (and longest operator chain) any command accepts.
@@ -34,6 +36,8 @@ MAX_TERMS = 1000
 MAX_NESTING = 48
 #: Most loops around one statement.
 MAX_LOOPS = 64
+#: Largest loop extent: the largest ``i64``, the type loop variables (and index expressions) compute in.
+MAX_EXTENT = 2**63 - 1
 #: Recursion limit that covers walking a ``MAX_TERMS``-deep tree in every layer, TVM's parser included.
 RECURSION_LIMIT = 30 * MAX_TERMS
 
@@ -107,9 +111,7 @@ def depths(node) -> tuple[int, int]:
         if nesting > nested:
             nested = nesting
         for index, child in enumerate(_children(current)):
-            bare = child
-            while type(bare) is Paren:
-                bare = bare.inner
+            bare = strip_parens(child)
             stack.append((child, depth + 1, nesting + _level(current, bare, index)))
     return deepest, nested
 

@@ -9,7 +9,7 @@ variable looks like a GPU binding (``tx``, ``bx``...).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Container, Iterable, Iterator
 
 TENSOR_LETTERS = "ACDEFGHIJKMNOQRSWXYZ"
 LOOP_LETTERS = "acdfghijkmnopqrsuw"
@@ -35,6 +35,23 @@ def loop_var_names() -> Iterator[str]:
             yield first + second
 
 
+def first_unused(candidates: Iterable[str], taken: Container[str], count: int = 1) -> tuple[str, ...]:
+    """The first ``count`` candidates not in ``taken``, in order: how every fresh name is chosen.
+
+    ``RuntimeError`` when the candidates run out first (8000+ tensors or 342 loop variables: never in
+    practice). Given an iterator, it consumes only up to the last name it returns.
+    """
+    if count == 0:
+        return ()
+    out: list[str] = []
+    for name in candidates:
+        if name not in taken:
+            out.append(name)
+            if len(out) == count:
+                return tuple(out)
+    raise RuntimeError(f"names exhausted: fewer than {count} unused")
+
+
 class NameSource:
     """Hands out tensor names in sequence, never one already taken."""
 
@@ -45,9 +62,7 @@ class NameSource:
         self.log: list[str] = []
 
     def take(self) -> str:
-        for name in self._names:
-            if name not in self._taken:
-                self._taken.add(name)
-                self.log.append(name)
-                return name
-        raise RuntimeError("tensor names exhausted")  # 8000+ tensors: never in practice
+        (name,) = first_unused(self._names, self._taken)
+        self._taken.add(name)
+        self.log.append(name)
+        return name

@@ -48,7 +48,7 @@ from leir.ast import (
 )
 from leir.descent import Descent, DescentFailure, tokenize
 from leir.errors import LeirSyntaxError, caret_snippet
-from leir.limits import MAX_TERMS, ensure_recursion_limit, tree_depth
+from leir.limits import MAX_EXTENT, MAX_TERMS, ensure_recursion_limit, tree_depth
 from leir.precedence import PRECEDENCE, needs_parens
 
 _GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
@@ -78,10 +78,11 @@ _TERMINAL_NAMES = {
 class _ParseFailure(Exception):
     """Raised inside the transformer; converted to ``LeirSyntaxError`` with the source at hand."""
 
-    def __init__(self, message: str, token: Token | Pos | None) -> None:
+    def __init__(self, message: str, token: Token | Pos | None, code: str = "syntax") -> None:
         super().__init__(message)
         self.message = message
         self.token = token
+        self.code = code
 
 
 def _tok_pos(tok: Token, line_offset: int) -> Pos:
@@ -120,11 +121,27 @@ def Inf_at(_text: str, pos: Pos) -> Inf:
 
 
 @lru_cache(maxsize=4096)
-def _split_loops(text: str) -> tuple[tuple[str, int, str, int, int], ...]:
-    """(kind, extent, variable, start, end) of every loop in a LOOPS token; cached like references."""
+def _split_loops(text: str) -> tuple[tuple[str, str, str, int, int, int], ...]:
+    """(kind, extent digits, variable, start, end, start of the digits) of every loop in a LOOPS token.
+
+    The extent stays text here: ``_extent`` converts it once it knows the number fits.
+    Cached like references.
+    """
     return tuple(
-        (m.group(1), int(m.group(2)), m.group(3), m.start(), m.end()) for m in _LOOP_RE.finditer(text)
+        (m.group(1), m.group(2), m.group(3), m.start(), m.end(), m.start(2)) for m in _LOOP_RE.finditer(text)
     )
+
+
+def _extent(digits: str) -> int | None:
+    """The loop extent the digits spell, or ``None`` when it exceeds ``MAX_EXTENT``.
+
+    Compared by length first: Python refuses to convert a string of more than 4300 digits to an int.
+    """
+    significant = digits.lstrip("0")
+    if len(significant) > len(str(MAX_EXTENT)):
+        return None
+    value = int(significant or "0")
+    return value if value <= MAX_EXTENT else None
 
 
 @lru_cache(maxsize=4096)
@@ -182,7 +199,14 @@ class _Builder(Transformer):
 
     def _loops(self, tok: Token) -> tuple[Loop, ...]:
         loops = []
-        for kind, extent, var, start, end in _split_loops(tok.value):
+        for kind, digits, var, start, end, digits_start in _split_loops(tok.value):
+            extent = _extent(digits)
+            if extent is None:
+                spelled = digits if len(digits) <= 40 else digits[:40] + "…"
+                raise _ParseFailure(
+                    f"loop extent {spelled} does not fit i64, the type of loop variables, whose largest "
+                    f"value is {MAX_EXTENT}",
+                    self._sub_pos(tok, digits_start, digits_start + len(digits)), code="literal-out-of-range")
             if extent <= 0:
                 raise _ParseFailure(f"loop extent must be a positive integer, got {extent}", tok)
             loops.append(Loop(kind, extent, var, pos=self._sub_pos(tok, start, end)))
@@ -368,6 +392,7 @@ def _accepted_before(text: str, position: int | None, start: str) -> set[str] | 
 
 
 def _syntax_error(text: str, exc: Exception, line_offset: int, start: str = "start") -> LeirSyntaxError:
+    code = "syntax"
     if isinstance(exc, UnexpectedCharacters):
         line, column = exc.line, exc.column
         found = text[exc.pos_in_stream : exc.pos_in_stream + 1] if exc.pos_in_stream is not None else "?"
@@ -397,11 +422,12 @@ def _syntax_error(text: str, exc: Exception, line_offset: int, start: str = "sta
         column = getattr(tok, "column", 1)
         message = exc.message
         expected = []
+        code = exc.code
     else:
         line, column, message, expected = 1, 1, f"cannot parse: {exc}", []
     snippet = caret_snippet(text, line, column)
     return LeirSyntaxError(
-        message, line=line + line_offset, column=column, expected=expected, snippet=snippet
+        message, line=line + line_offset, column=column, expected=expected, snippet=snippet, code=code
     )
 
 

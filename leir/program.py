@@ -15,6 +15,7 @@ same program always hashes the same, however it was spelled.
 
 from __future__ import annotations
 
+import copyreg
 import hashlib
 import json
 import re
@@ -24,6 +25,7 @@ from typing import Any
 from leir.ast import DTYPES, ROLES, UNSUPPORTED_DTYPES, Pos, Program, Signature, TensorDecl, tensor_refs
 from leir.ast import statements as iter_statements
 from leir.errors import LeirFormatError
+from leir.limits import tree_depth
 from leir.parser import parse_body
 from leir.printer import canonical, pretty
 
@@ -182,3 +184,32 @@ def json_program_hash(data: Mapping[str, Any]) -> str:
     """``program_hash`` of a program already in its JSON form (saves printing the body twice)."""
     payload = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()
+
+
+# ------------------------------------------------------------------------------------------- pickling
+
+#: Expression depth up to which a program pickles as a tree (pickle's own recursion stays well inside).
+_PICKLE_DEPTH = 100
+
+
+def _reduce_program(program: Program) -> tuple[Any, tuple[Any, ...]]:
+    """Pickle deep bodies as their canonical text, which the receiver parses back.
+
+    Pickling walks a tree recursively and fails on long operator chains that every other layer
+    handles (a sum of 400 terms is 400 levels deep), so a program that deep crosses process
+    boundaries (the verifier's sandbox) as flat text instead; shallow ones pickle as they are.
+    Registered with ``copyreg`` (``leir/__init__.py`` imports this module, so it is in force wherever a
+    program exists) rather than as ``Program.__reduce__``: the AST must not import the printer and the
+    parser that are built on it.
+    """
+    depth = max((tree_depth(stmt.value) for _, stmt, _ in iter_statements(program.body)), default=0)
+    if depth <= _PICKLE_DEPTH:
+        return (Program, (program.signature, program.body))
+    return (_program_from_text, (program.signature, canonical(program.body)))
+
+
+def _program_from_text(signature: Signature, body_text: str) -> Program:
+    return Program(signature, parse_body(body_text))
+
+
+copyreg.pickle(Program, _reduce_program)

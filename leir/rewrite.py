@@ -163,6 +163,22 @@ def item_at(body: Body, path: Path) -> Item:
     return node
 
 
+def block_at(body: Body, path: Path) -> Block:
+    """The block (top-level or nested) at ``path``; ``PathError`` when a statement stands there."""
+    item = item_at(body, path)
+    if not isinstance(item, Block):
+        raise PathError(f"the item at {path} is a statement, not a block")
+    return item
+
+
+def statement_at(body: Body, path: Path) -> Assign:
+    """The statement at ``path``; ``PathError`` when a block stands there."""
+    item = item_at(body, path)
+    if not isinstance(item, Assign):
+        raise PathError(f"the item at {path} is a block, not a statement")
+    return item
+
+
 def loops_at(body: Body, path: Path) -> tuple[Loop, ...]:
     """Every loop enclosing the item at ``path`` (for a block: its own header included), outermost first."""
     loops: list[Loop] = []
@@ -188,8 +204,7 @@ def replace_at(body: Body, path: Path, new: Item | tuple[Item, ...]) -> Body:
             raise PathError("top-level items must be blocks")
         blocks = body.blocks[: path[0]] + replacement + body.blocks[path[0] + 1 :]
         return Body(blocks)  # type: ignore[arg-type]
-    parent = item_at(body, path[:-1])
-    assert isinstance(parent, Block)
+    parent = block_at(body, path[:-1])
     index = path[-1]
     items = parent.items[:index] + replacement + parent.items[index + 1 :]
     return replace_at(body, path[:-1], Block(parent.loops, items))

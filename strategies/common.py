@@ -6,17 +6,8 @@ from collections.abc import Iterator
 
 from leir.ast import Block, Loop, Program
 from leir.printer import canonical, loop_text
-from leir.rewrite import item_at
 
 Path = tuple[int, ...]
-
-
-def block_at(program: Program, path: Path) -> Block:
-    """The block at ``path`` (a top-level or nested block)."""
-    item = item_at(program.body, path)
-    if not isinstance(item, Block):
-        raise TypeError(f"item at {path} is a statement, not a block")
-    return item
 
 
 def blocks(program: Program) -> Iterator[tuple[Path, Block]]:

@@ -39,6 +39,7 @@ from leir.ast import (
     Var,
     strip_parens,
 )
+from leir.dtypes import dtype_bytes, tensor_nbytes
 from leir.index_simplify import simplify_index
 from leir.memo import IdentityMemo, memo_by_identity
 from leir.rewrite import map_item_exprs, replace_refs
@@ -69,8 +70,6 @@ STRIDED_STORE_WEIGHT = 2.0
 #: saves on the CPU, and the one a staging or transposing copy of a large tensor adds.
 CACHE_BYTES = 16 * 1024 * 1024
 STREAM_WEIGHT = 0.125
-DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i8": 1, "u8": 1, "i16": 2, "i32": 4, "i64": 8,
-               "bool": 1}
 #: The shortest serial innermost loop LLVM's loop vectoriser is counted on to take by itself. Shorter
 #: constant-trip loops are fully unrolled before the vectoriser runs, and the SLP vectoriser does not
 #: rebuild the vector from the copies: read off the optimised IR of ``llvm`` and ``llvm-host`` builds,
@@ -297,7 +296,7 @@ def register_accumulator(ref: TensorRef, loops: tuple[Loop, ...], unit: VectorUn
         return False
     copies = math.prod(lp.extent for lp in unrolled_copies(loops) if lp.var in used)
     lanes = math.prod(lp.extent for lp in loops[start:] if lp.kind == "V" and lp.var in used)
-    if copies * lanes * DTYPE_BYTES.get(ref.dtype, 4) >= STACK_ALLOCA_BYTES:
+    if copies * lanes * dtype_bytes(ref.dtype) >= STACK_ALLOCA_BYTES:
         return False
     return _tile_registers(loops, copies, unit) <= unit.registers
 
@@ -338,7 +337,7 @@ def reread_weight(ref: TensorRef, loops: tuple[Loop, ...]) -> float:
     variable) over more than ``L2_BYTES`` of the tensor per iteration — the product of the extents of
     the loops inside it the reference uses, times the element size — else 1."""
     used = _vars(ref)
-    size = DTYPE_BYTES.get(ref.dtype, 4)
+    size = dtype_bytes(ref.dtype)
     footprint = float(size)
     for lp in reversed(loops):  # innermost first: the footprint grows outward
         if lp.var in used:
@@ -434,7 +433,7 @@ def _strides_past_prefetch(ref: TensorRef, loops: tuple[Loop, ...], shape: tuple
     if shape is None or start == 0 or innermost_kept(loops) < start or len(shape) != len(ref.indices):
         return False
     step = stride_along(ref.indices, shape, loops[start - 1].var)
-    return step is not None and abs(step) * DTYPE_BYTES.get(ref.dtype, 4) > PREFETCH_STRIDE_BYTES
+    return step is not None and abs(step) * dtype_bytes(ref.dtype) > PREFETCH_STRIDE_BYTES
 
 
 def _innermost_weight(ref: TensorRef, loops: tuple[Loop, ...], shape: tuple[int, ...] | None,
@@ -519,7 +518,7 @@ def streamed_bytes(ref: TensorRef, shape: tuple[int, ...] | None) -> int:
     whole tensor when it is global and larger than ``CACHE_BYTES``, else nothing."""
     if ref.scope != "g" or shape is None:
         return 0
-    size = DTYPE_BYTES.get(ref.dtype, 4) * math.prod(shape)
+    size = tensor_nbytes(ref.dtype, shape)
     return size if size > CACHE_BYTES else 0
 
 
@@ -561,7 +560,7 @@ def stack_slots(block: Block, shapes: dict[str, tuple[int, ...]]) -> frozenset[s
                 isinstance(index := strip_parens(ref.indices[k]), Var) and index.name == block.loops[k].var
                 for ref in found):
             k += 1
-        if k and math.prod(shape[k:]) * DTYPE_BYTES.get(found[0].dtype, 4) < STACK_ALLOCA_BYTES:
+        if k and tensor_nbytes(found[0].dtype, shape[k:]) < STACK_ALLOCA_BYTES:
             kept.add(name)
     return frozenset(kept)
 
@@ -609,11 +608,11 @@ def _block_cost(program: Program, index: int, target: str, shapes: dict[str, tup
         for r in (*stmt_reads(stmt), stmt.target):
             shape = shapes.get(r.name)
             if in_registers and r.name == stmt.target.name and r.indices == stmt.target.indices:
-                touched += DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT["r"] * INVARIANT_WEIGHT
+                touched += dtype_bytes(r.dtype) * SCOPE_WEIGHT["r"] * INVARIANT_WEIGHT
                 continue
             share = 1.0 if r is stmt.target else shared_load(r, nest.loops, unit)
             scope = r.scope if on_chip is None or r.name in on_chip else "g"
-            touched += DTYPE_BYTES.get(r.dtype, 4) * SCOPE_WEIGHT.get(scope, 1.0) \
+            touched += dtype_bytes(r.dtype) * SCOPE_WEIGHT.get(scope, 1.0) \
                 * access_weight(r, nest.loops, shape, store=r is stmt.target) * reread_weight(r, nest.loops) \
                 / share
             if r.name not in streamed:

@@ -67,6 +67,7 @@ from leir.interpreter import (
     _Machine,
     _statement_loops,
 )
+from leir.rewrite import statement_at
 from leir.semantics import ProgramInfo
 
 __all__ = ["UNIT_ROUNDOFF", "LIBRARY_ULPS", "ProgramBound", "OutputBound", "program_bound", "unit_roundoff"]
@@ -149,7 +150,7 @@ class _BoundMachine(_Machine):
     def _init_reductions(self, b_index: int) -> None:
         super()._init_reductions(b_index)
         for path, _st in self.reductions.get(b_index, ()):
-            name = self._stmt_at(path).target.name
+            name = statement_at(self.program.body, path).target.name
             if name in self.mags:
                 init = self.store[name]
                 self.mags[name][...] = np.where(np.isfinite(init), np.abs(init), 0.0)

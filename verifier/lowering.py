@@ -88,11 +88,12 @@ import numpy as np
 
 from leir import ast as A
 from leir.analysis import carried_vars, loop_race_reason
-from leir.dtypes import float_to_int, from_numpy_dtype, max_value, min_value, numpy_dtype
+from leir.dtypes import float_to_int, max_value, min_value, numel, numpy_dtype, tensor_nbytes
 from leir.gpu_limits import all_loops, gpu_limit_violations, thread_tag
 from leir.intervals import index_range
 from leir.limits import ensure_recursion_limit
 from leir.printer import canonical
+from leir.promotion import concrete, natural_type, promote
 from leir.semantics import ProgramInfo, StmtInfo, StmtKind
 from verifier import edge_ops, vector_math
 from verifier import targets as tg
@@ -143,7 +144,6 @@ class UnhonouredLoop:
 
 
 _FLOAT_WIDTH = {"f64": 64, "f32": 32, "f16": 16, "bf16": 16}
-_FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
 _UNSIGNED = ("u8", "u16", "u32", "u64")
 _INT_WIDTH = {"i8": 8, "i16": 16, "i32": 32, "i64": 64, "u8": 8, "u16": 16, "u32": 32, "u64": 64}
 
@@ -206,35 +206,6 @@ def _tvm_dtype(dtype: str) -> str:
         return tvm_a.TVM_DTYPES[dtype]
     except KeyError:
         raise LoweringError(f"dtype {dtype!r} has no TVM lowering") from None
-
-
-def _promote(a: str, b: str) -> str:
-    """Promoted type of two comparison operands, the interpreter's rule: ``int``/``float`` are untyped
-    literals that adopt the other side's type; two floats give the wider (f16 with bf16 gives f32);
-    a float beats an integer; integers promote like NumPy (bool counts as i64)."""
-    if a == b:
-        return a
-    if a == "int":
-        return b
-    if b == "int":
-        return a
-    if a == "float":
-        return b if b in _FLOAT_WIDTH else "f64"
-    if b == "float":
-        return a if a in _FLOAT_WIDTH else "f64"
-    fa, fb = a in _FLOAT_WIDTH, b in _FLOAT_WIDTH
-    if fa and fb:
-        if {a, b} == {"f16", "bf16"}:
-            return "f32"
-        return max((a, b), key=lambda t: _FLOAT_ORDER[t])
-    if fa or fb:
-        return a if fa else b
-    a2 = "i64" if a == "bool" else a
-    b2 = "i64" if b == "bool" else b
-    if a2 == b2:
-        return a2
-    res = np.result_type(numpy_dtype(a2), numpy_dtype(b2))
-    return "f64" if res.kind == "f" else from_numpy_dtype(res)
 
 
 # --------------------------------------------------------------------------------------------- writer
@@ -416,7 +387,7 @@ class _Writer:
                 isinstance(index := A.strip_parens(ref.indices[k]), A.Var) and index.name == header[k].var
                 for ref in refs):
             k += 1
-        if k == 0 or _numel(t.shape[k:]) * numpy_dtype(t.dtype).itemsize >= STACK_ALLOCA_BYTES:
+        if k == 0 or tensor_nbytes(t.dtype, t.shape[k:]) >= STACK_ALLOCA_BYTES:
             return None
         return owner, k
 
@@ -505,8 +476,8 @@ class _Writer:
     def run(self) -> str:
         sig = self.program.signature
         for t in self.info.tensors.values():
-            if _numel(t.shape) >= 2**31:
-                raise LoweringError(f"tensor {t.name} has {_numel(t.shape)} elements; the lowering indexes "
+            if numel(t.shape) >= 2**31:
+                raise LoweringError(f"tensor {t.name} has {numel(t.shape)} elements; the lowering indexes "
                                     "with int32 (every corpus tensor fits), larger tensors are not supported")
         params = ", ".join(
             f"{self.tnames[d.name]}: T.Buffer({_shape(self.info.tensors[d.name].shape)}, "
@@ -865,31 +836,8 @@ class _Writer:
         return self.expr(e if e is not None else A.Num("0"), dtype, {})
 
     def etype(self, e: A.Expr) -> str:
-        """The type an expression has on its own (for comparisons): a dtype or ``int``/``float``."""
-        if isinstance(e, A.Paren):
-            return self.etype(e.inner)
-        if isinstance(e, A.Num):
-            return "int" if e.is_int else "float"
-        if isinstance(e, A.Inf):
-            return "float"
-        if isinstance(e, A.Var):
-            return "i64"
-        if isinstance(e, A.TensorRef):
-            return e.dtype
-        if isinstance(e, A.Neg):
-            return self.etype(e.operand)
-        if isinstance(e, A.BinOp):
-            return _promote(self.etype(e.left), self.etype(e.right))
-        if isinstance(e, A.Call):
-            if e.func in ("max", "min"):
-                return _promote(self.etype(e.args[0]), self.etype(e.args[1]))
-            inner = self.etype(e.args[0])
-            if e.func == "abs":
-                return inner
-            return inner if inner in _FLOAT_WIDTH else "f64"
-        if isinstance(e, A.IfThenElse):
-            return _promote(self.etype(e.then), self.etype(e.otherwise))
-        raise LoweringError(f"unsupported expression {type(e).__name__}")
+        """The type an expression has on its own (for comparisons), by the language's one rule."""
+        return natural_type(e)
 
     def expr(self, e: A.Expr, dtype: str, ranges: dict[str, tuple[int, int]]) -> str:
         """``e`` evaluated in LEIR ``dtype``, or in the index dtype when ``dtype`` is ``None``."""
@@ -1057,7 +1005,7 @@ class _Writer:
         kind = self.etype(c)
         if kind == "bool":
             return self.expr(c, "bool", ranges)
-        dtype = "i64" if kind == "int" else ("f64" if kind == "float" else kind)
+        dtype = concrete(kind)
         return self._not_equal(self.expr(c, dtype, ranges), _literal(0, dtype), dtype)
 
     def _not_equal(self, left: str, right: str, dtype: str) -> str:
@@ -1066,8 +1014,7 @@ class _Writer:
         return f"({left} != {right})"
 
     def _compare(self, left: A.Expr, op: str, right: A.Expr, ranges: dict[str, tuple[int, int]]) -> str:
-        kind = _promote(self.etype(left), self.etype(right))
-        kind = {"int": "i64", "float": "f64"}.get(kind, kind)  # two untyped literals (2>inf)
+        kind = concrete(promote(self.etype(left), self.etype(right)))  # two untyped literals (2>inf)
         if kind not in _FLOAT_WIDTH and _index_like(left) and _index_like(right):
             return f"({self.index(left, ranges)} {op} {self.index(right, ranges)})"
         if op == "!=":
@@ -1155,13 +1102,6 @@ def _shape(shape: tuple[int, ...]) -> str:
     if not shape:
         return "()"
     return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def _numel(shape: tuple[int, ...]) -> int:
-    size = 1
-    for n in shape:
-        size *= n
-    return size
 
 
 def _stmt_text(stmt: A.Assign) -> str:

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from leir.ast import Assign, Expr
+from leir.dtypes import numel
 
 from .. import expr as E
 from ..emit import Tensor
@@ -483,7 +484,7 @@ def masked_scatter(ctx, x, mask, source):
     """``out[p] = source.flatten()[rank(p)]`` where ``mask[p]``: the rank (selected elements before ``p``
     in row-major order) is an exclusive prefix count over the broadcast, flattened mask."""
     shape = ctx.shape
-    total = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    total = numel(shape)
     flags = ctx.em.fresh((total,), "i64")
 
     def flag(f):

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from leir.analysis import fresh_tensor_names, iterations
-from leir.ast import Assign, Call, Program, walk_expr
+from leir.ast import Call, Program, walk_expr
 from leir.printer import canonical, expr_text
-from leir.rewrite import item_at
+from leir.rewrite import item_at, statement_at
 from strategies.base import Exactness, Level, Params, Site, Strategy
 from strategies.common import describe_block
 from strategies.graph.hoisting import (
@@ -97,8 +97,7 @@ class CommonSubexpressionElimination(Strategy):
         text = site.get("subexpression")
         stmts = []
         for o in occs:
-            stmt = item_at(before.body, o.stmt_path)
-            assert isinstance(stmt, Assign)
+            stmt = statement_at(before.body, o.stmt_path)
             if canonical(stmt) not in stmts:
                 stmts.append(canonical(stmt))
         evaluations = sum(iterations(o.loops) for o in occs)

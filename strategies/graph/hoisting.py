@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from leir.analysis import dtype_bytes, iterations, writes
+from leir.analysis import iterations, writes
 from leir.ast import (
     FLOAT_DTYPES,
     Assign,
@@ -32,7 +32,8 @@ from leir.ast import (
     walk_expr,
 )
 from leir.ast import statements as all_statements
-from leir.rewrite import insert_blocks, item_at, replace_at, replace_expr_at
+from leir.dtypes import dtype_bytes
+from leir.rewrite import insert_blocks, item_at, replace_at, replace_expr_at, statement_at
 
 Path = tuple[int, ...]
 
@@ -122,8 +123,7 @@ def hoist(program: Program, occs: tuple[Occurrence, ...], name: str) -> Hoisted:
     block = Block(loops, (Assign(ref, first.node),))
     body = program.body
     for occ in occs:
-        stmt = item_at(body, occ.stmt_path)
-        assert isinstance(stmt, Assign)
+        stmt = statement_at(body, occ.stmt_path)
         value = replace_expr_at(stmt.value, occ.expr_path, ref)
         body = replace_at(body, occ.stmt_path, Assign(stmt.target, value))  # type: ignore[arg-type]
     at = min(occ.stmt_path[0] for occ in occs)

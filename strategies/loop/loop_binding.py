@@ -3,6 +3,8 @@ loop to a block axis)."""
 
 from __future__ import annotations
 
+import itertools
+
 from leir.analysis import loop_race_reason, program_info
 from leir.ast import Block, Loop, Program
 from leir.gpu_limits import (
@@ -15,11 +17,11 @@ from leir.gpu_limits import (
     thread_tag,
     threads_per_block,
 )
-from leir.names import loop_var_names
+from leir.names import first_unused, loop_var_names
 from leir.printer import loop_text
-from leir.rewrite import substitute_vars
+from leir.rewrite import block_at, substitute_vars
 from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
-from strategies.common import block_at, describe_block
+from strategies.common import describe_block
 from strategies.loop.nest import enclosing_loops, find_loop, header_loops, nested_loops, rebuild
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
@@ -28,12 +30,7 @@ from strategies.traces import Trace, TraceBuilder
 def bound_name(block: Block, axis: str) -> str:
     """The variable for a loop bound to ``axis`` in a top-level block: ``tx``, or ``txa`` when taken."""
     taken = {lp.var for lp in all_loops(block)}
-    if axis not in taken:
-        return axis
-    for suffix in loop_var_names():
-        if axis + suffix not in taken:
-            return axis + suffix
-    raise RuntimeError("loop variable names exhausted")
+    return first_unused(itertools.chain([axis], (axis + suffix for suffix in loop_var_names())), taken)[0]
 
 
 @register
@@ -74,7 +71,7 @@ class LoopBinding(Strategy):
         return sites
 
     def _bound(self, program: Program, path: tuple[int, ...], lp: Loop, axis: str) -> Program:
-        block = block_at(program, path)
+        block = block_at(program.body, path)
         k = block.loops.index(lp)
         name = bound_name(program.body.blocks[path[0]], axis)
         loops = block.loops[:k] + (Loop("B", lp.extent, name),) + block.loops[k + 1:]
@@ -102,7 +99,7 @@ class LoopBinding(Strategy):
         nest = list(all_loops(top))
         if any(o.kind == "B" and thread_tag(o.var) == tag for o in nest):
             return f"{tag} is already bound in this nest"
-        block = block_at(program, path)
+        block = block_at(program.body, path)
         k = block.loops.index(lp)
         outside = enclosing_loops(program, path) + block.loops[:k]
         inside = block.loops[k + 1:] + nested_loops(block)
@@ -131,7 +128,7 @@ class LoopBinding(Strategy):
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         block, k, old = find_loop(self, before, site.path, site.get("loop"))
-        new = block_at(after, site.path).loops[k]
+        new = block_at(after.body, site.path).loops[k]
         axis = str(params["axis"])
         tag = thread_tag(axis)
         t = TraceBuilder()

@@ -12,9 +12,9 @@ from leir.analysis import (
 from leir.ast import Block, Loop, Program
 from leir.gpu_limits import gpu_limit_violations
 from leir.printer import loop_text
-from leir.rewrite import replace_at
+from leir.rewrite import block_at, replace_at
 from strategies.base import Exactness, Level, Params, Site, Strategy
-from strategies.common import block_at, describe_block, header_text
+from strategies.common import describe_block, header_text
 from strategies.loop.nest import (
     adjacent_pair,
     adjacent_pairs,
@@ -88,7 +88,7 @@ class LoopFusion(Strategy):
                     "with the serial L inside it")
         if outer.extent < 2 or inner.extent < 2:
             return "a loop of a single iteration is not worth a // and % per index"
-        block = block_at(program, path)
+        block = block_at(program.body, path)
         if outer.kind == "B":
             problem = _bound_fusion_problem(program, path, block, outer, inner)
             if problem:
@@ -119,7 +119,7 @@ class LoopFusion(Strategy):
         outer_var, inner_var = site.get("outer"), site.get("inner")
         old_block, k, outer = find_loop(self, before, site.path, outer_var)
         inner = old_block.loops[k + 1]
-        new_block = block_at(after, site.path)
+        new_block = block_at(after.body, site.path)
         fused = new_block.loops[k]
         t = TraceBuilder()
         used = ref_using(new_block, outer_var)

@@ -6,8 +6,9 @@ from leir.analysis import loop_race_reason
 from leir.ast import Loop, Program
 from leir.gpu_limits import all_loops, is_block_axis
 from leir.printer import loop_text
+from leir.rewrite import block_at
 from strategies.base import Exactness, Level, Params, Site, Strategy
-from strategies.common import block_at, describe_block
+from strategies.common import describe_block
 from strategies.loop.nest import (
     change_kind,
     enclosing_vector_loop,
@@ -61,7 +62,7 @@ class LoopParallelization(Strategy):
         busy = [o for o in nest if runs_parallel(o)]
         if busy:
             return f"the loop {loop_text(busy[0])} of the same nest already runs in parallel"
-        vector = enclosing_vector_loop(program, path, block_at(program, path).loops.index(lp))
+        vector = enclosing_vector_loop(program, path, block_at(program.body, path).loops.index(lp))
         if vector:
             return f"it lies inside the vectorised loop {loop_text(vector)}"
         return None
@@ -71,7 +72,7 @@ class LoopParallelization(Strategy):
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         block, k, old = find_loop(self, before, site.path, site.get("loop"))
-        new = block_at(after, site.path).loops[k]
+        new = block_at(after.body, site.path).loops[k]
         t = TraceBuilder()
         per_iter = trip_count(block.loops[k + 1:])
         return t.build(

@@ -6,8 +6,9 @@ from leir.analysis import CarriedStatement, carried_statements, shared_tensor_va
 from leir.ast import Block, Program
 from leir.gpu_limits import is_block_axis
 from leir.printer import loop_text
+from leir.rewrite import block_at
 from strategies.base import Exactness, Level, Params, Site, Strategy
-from strategies.common import block_at, describe_block, header_text
+from strategies.common import describe_block, header_text
 from strategies.loop.nest import enclosing_loops, find_loop, rebuild
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
@@ -116,7 +117,7 @@ class LoopReorder(Strategy):
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         block, i, j = self._positions(before, site)
-        new = block_at(after, site.path)
+        new = block_at(after.body, site.path)
         outer, inner = block.loops[i], block.loops[j]
         t = TraceBuilder()
         where = describe_block(site.path)

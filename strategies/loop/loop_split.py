@@ -11,8 +11,9 @@ from leir.analysis import (
 )
 from leir.ast import Block, Loop, Program
 from leir.printer import loop_text
+from leir.rewrite import block_at
 from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy, int_param
-from strategies.common import block_at, describe_block, header_text
+from strategies.common import describe_block, header_text
 from strategies.loop.nest import (
     bound_loop_inside,
     find_loop,
@@ -105,7 +106,7 @@ class LoopSplit(Strategy):
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         var, factor = site.get("loop"), int_param(params, "factor")
         old_block, k, old = find_loop(self, before, site.path, var)
-        new_block = block_at(after, site.path)
+        new_block = block_at(after.body, site.path)
         outer, inner = new_block.loops[k], new_block.loops[k + 1]
         t = TraceBuilder()
         body_trips = trip_count(old_block.loops[k + 1:])

@@ -13,10 +13,11 @@ from leir.analysis import (
     var_in_condition,
 )
 from leir.ast import Block, Loop, Program, Var, walk_expr
-from leir.gpu_limits import dtype_bytes
+from leir.dtypes import dtype_bytes, numel
 from leir.printer import loop_text
+from leir.rewrite import block_at
 from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy, int_param
-from strategies.common import block_at, describe_block, header_text
+from strategies.common import describe_block, header_text
 from strategies.loop.nest import (
     adjacent_pair,
     adjacent_pairs,
@@ -68,7 +69,7 @@ class LoopTiling(Strategy):
             reason = loop_race_reason(program, path, lp.var)
             if reason:
                 return f"the loop {loop_text(lp)} {reason}: it is not a spatial loop"
-            if var_in_condition(block_at(program, path), lp.var):
+            if var_in_condition(block_at(program.body, path), lp.var):
                 return guard_refusal(lp.var)
         return None
 
@@ -93,7 +94,7 @@ class LoopTiling(Strategy):
         block, k, outer = find_loop(self, before, site.path, u)
         inner = block.loops[k + 1]
         fu, fw = int_param(params, "outer_tile"), int_param(params, "inner_tile")
-        new = block_at(after, site.path).loops[k:k + 4]
+        new = block_at(after.body, site.path).loops[k:k + 4]
         t = TraceBuilder()
         footprint = _tile_bytes(before, block, {u: fu, w: fw}, block.loops[k + 2:])
         return t.build(
@@ -127,8 +128,5 @@ def _tile_bytes(program: Program, block: Block, tile: dict[str, int], inner: tup
             for var in used:
                 count *= {**extents, **extra}.get(var, 1)
             t = info.tensors[ref.name]
-            size = 1
-            for n in t.shape:
-                size *= n
-            seen[ref.name] = max(seen.get(ref.name, 0), min(count, size) * dtype_bytes(t.dtype))
+            seen[ref.name] = max(seen.get(ref.name, 0), min(count, numel(t.shape)) * dtype_bytes(t.dtype))
     return sum(seen.values())

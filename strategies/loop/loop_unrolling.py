@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from leir.ast import Block, Loop, Program
 from leir.printer import loop_text
-from leir.rewrite import replace_at, with_body
+from leir.rewrite import block_at, replace_at, with_body
 from strategies.base import Exactness, Level, Params, Site, Strategy
-from strategies.common import block_at, blocks, describe_block, loop_index
+from strategies.common import blocks, describe_block, loop_index
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
 
@@ -40,7 +40,7 @@ class LoopUnrolling(Strategy):
         return sites
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        block = block_at(program, site.path)
+        block = block_at(program.body, site.path)
         var = site.get("loop")
         try:
             index = loop_index(block, var)
@@ -56,9 +56,9 @@ class LoopUnrolling(Strategy):
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         var = site.get("loop")
-        old = block_at(before, site.path).loops[loop_index(block_at(before, site.path), var)]
-        new = block_at(after, site.path).loops[loop_index(block_at(after, site.path), var)]
-        statements = sum(1 for item in block_at(before, site.path).items)
+        old = block_at(before.body, site.path).loops[loop_index(block_at(before.body, site.path), var)]
+        new = block_at(after.body, site.path).loops[loop_index(block_at(after.body, site.path), var)]
+        statements = sum(1 for item in block_at(before.body, site.path).items)
         t = TraceBuilder()
         return t.build(
             applicability=(f"In {describe_block(site.path)} the loop {t.before(loop_text(old))} is serial "

@@ -6,10 +6,11 @@ from collections.abc import Iterator
 
 from leir.analysis import contiguity_problem, loop_race_reason, program_info
 from leir.ast import Assign, Block, Loop, Program
-from leir.gpu_limits import dtype_bytes
+from leir.dtypes import dtype_bytes
 from leir.printer import loop_text
+from leir.rewrite import block_at
 from strategies.base import Exactness, Level, Params, Site, Strategy
-from strategies.common import Path, block_at, describe_block
+from strategies.common import Path, describe_block
 from strategies.loop.nest import (
     change_kind,
     enclosing_vector_loop,
@@ -53,7 +54,7 @@ class LoopVectorization(Strategy):
 
     @staticmethod
     def _problem(program: Program, path: tuple[int, ...], lp: Loop) -> str | None:
-        block = block_at(program, path)
+        block = block_at(program.body, path)
         k = next(i for i, other in enumerate(block.loops) if other.var == lp.var)
         if any(other.kind != "U" for other in block.loops[k + 1:]):
             return f"the loop {loop_text(lp)} is not the innermost loop of its header (unrolled loops aside)"
@@ -79,7 +80,7 @@ class LoopVectorization(Strategy):
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         block, k, old = find_loop(self, before, site.path, site.get("loop"))
-        new = block_at(after, site.path).loops[k]
+        new = block_at(after.body, site.path).loops[k]
         t = TraceBuilder()
         info = program_info(before)
         used = ref_using(block, old.var)

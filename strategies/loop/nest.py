@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from leir.analysis import program_info
 from leir.ast import Block, Loop, Program
 from leir.gpu_limits import all_loops
-from leir.rewrite import Node, map_item_exprs, replace_at, with_body
+from leir.rewrite import Node, block_at, map_item_exprs, replace_at, with_body
 from strategies.base import ParamSpec, Site, Strategy
-from strategies.common import block_at, blocks, describe_block, loop_index
+from strategies.common import blocks, describe_block, loop_index
 from strategies.traces import TraceBuilder
 
 Path = tuple[int, ...]
@@ -29,7 +28,7 @@ def header_loops(program: Program) -> Iterator[tuple[Path, Block, int, Loop]]:
 def find_loop(strategy: Strategy, program: Program, path: Path, var: str) -> tuple[Block, int, Loop]:
     """The block at ``path`` and the position and loop over ``var`` in its header, or a refusal."""
     try:
-        block = block_at(program, path)
+        block = block_at(program.body, path)
     except (LookupError, TypeError):
         raise strategy.refuse(f"there is no block at {describe_block(path)}") from None
     try:
@@ -58,7 +57,7 @@ def enclosing_loops(program: Program, path: Path) -> tuple[Loop, ...]:
     """Loops of the blocks strictly around the block at ``path`` (outermost first)."""
     out: list[Loop] = []
     for depth in range(1, len(path)):
-        out.extend(block_at(program, path[:depth]).loops)
+        out.extend(block_at(program.body, path[:depth]).loops)
     return tuple(out)
 
 
@@ -86,11 +85,6 @@ def statement_count(block: Block) -> int:
     return sum(1 for _ in item_statements(block))
 
 
-def tensor_bytes(program: Program, name: str) -> int:
-    from leir.gpu_limits import dtype_bytes
-
-    t = program_info(program).tensors[name]
-    return dtype_bytes(t.dtype) * trip_count(tuple(Loop("L", n, "_") for n in t.shape))
 
 
 def quote_header(t: TraceBuilder, state: str, loops: tuple[Loop, ...]) -> str:
@@ -135,7 +129,7 @@ def adjacent_pair(strategy: Strategy, program: Program, site: Site) -> tuple[Blo
 
 def enclosing_vector_loop(program: Program, path: Path, k: int) -> Loop | None:
     """A ``V`` loop around position ``k`` of the block at ``path`` (outer blocks included), if any."""
-    block = block_at(program, path)
+    block = block_at(program.body, path)
     found = [o for o in enclosing_loops(program, path) + block.loops[:k] if o.kind == "V"]
     return found[0] if found else None
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from leir.ast import BinOp, Program
 from leir.printer import canonical, expr_text
+from leir.rewrite import statement_at
 from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
 from strategies.math.splits import (
     choice_ref,
     find_operand,
     replace_in_statement,
-    statement_at,
     statement_paths,
     value_choices,
     value_operands,
@@ -42,7 +42,7 @@ class AdditiveSplit(Strategy):
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for path in statement_paths(program):
-            stmt = statement_at(program, path)
+            stmt = statement_at(program.body, path)
             for op in value_operands(stmt):
                 values = value_choices(program, path, {expr_text(op.ref)})
                 if not values:
@@ -53,7 +53,7 @@ class AdditiveSplit(Strategy):
         return sites
 
     def _split(self, program: Program, site: Site, params: Params) -> tuple[BinOp, str]:
-        stmt = statement_at(program, site.path)
+        stmt = statement_at(program.body, site.path)
         op = find_operand(stmt, tuple(site.get("operand")))
         if op is None:
             raise self.refuse("the site is not a value operand of the statement")
@@ -68,8 +68,8 @@ class AdditiveSplit(Strategy):
         new, x = self._split(before, site, params)
         s = str(params["s"])
         t = TraceBuilder()
-        stmt = statement_at(before, site.path)
-        changed = statement_at(after, site.path)
+        stmt = statement_at(before.body, site.path)
+        changed = statement_at(after.body, site.path)
         return t.build(
             applicability=(f"{t.before(canonical(stmt))} reads {t.before(x)} as a value, and {t.before(s)} is a "
                            "value that already exists there (an earlier block's result over the same loops, "

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from leir.ast import BinOp, Call, Expr, IfThenElse, Paren, Program, TensorRef, expr_children
+from leir.ast import BinOp, Call, Expr, IfThenElse, Program, TensorRef, expr_children, strip_parens
 from leir.printer import canonical, expr_text
+from leir.rewrite import statement_at
 from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
 from strategies.math.splits import (
     Path,
     choice_ref,
     replace_in_statement,
     shift_values,
-    statement_at,
     statement_paths,
 )
 from strategies.registry import register
@@ -28,7 +28,7 @@ def exp_differences(value: Expr) -> list[tuple[Path, Call]]:
         if isinstance(node, TensorRef):
             continue  # indices hold no values to split
         if isinstance(node, Call) and node.func == "exp":
-            diff = _bare(node.args[0])
+            diff = strip_parens(node.args[0])
             if isinstance(diff, BinOp) and diff.op == "-":
                 out.append((path, node))
         kids = expr_children(node)
@@ -36,12 +36,6 @@ def exp_differences(value: Expr) -> list[tuple[Path, Call]]:
         for k in range(len(kids) - 1, first - 1, -1):
             stack.append((kids[k], path + (k,)))  # type: ignore[arg-type]
     return out
-
-
-def _bare(node: Expr) -> Expr:
-    while isinstance(node, Paren):
-        node = node.inner
-    return node
 
 
 @register
@@ -70,9 +64,9 @@ class ExponentialSplit(Strategy):
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for path in statement_paths(program):
-            stmt = statement_at(program, path)
+            stmt = statement_at(program.body, path)
             for epath, call in exp_differences(stmt.value):
-                diff = _bare(call.args[0])
+                diff = strip_parens(call.args[0])
                 assert isinstance(diff, BinOp)
                 exclude = {expr_text(diff.left), expr_text(diff.right)}
                 values = tuple(t for t in (expr_text(r) for r in shift_values(program, path, diff))
@@ -85,13 +79,13 @@ class ExponentialSplit(Strategy):
         return sites
 
     def _split(self, program: Program, site: Site, params: Params) -> tuple[Call, Expr]:
-        stmt = statement_at(program, site.path)
+        stmt = statement_at(program.body, site.path)
         epath = tuple(site.get("exp"))
         found = dict(exp_differences(stmt.value))
         if epath not in found:
             raise self.refuse("the site is not an exp of a difference")
         call = found[epath]
-        diff = _bare(call.args[0])
+        diff = strip_parens(call.args[0])
         assert isinstance(diff, BinOp)
         s = choice_ref(program, site.path, str(params["s"]))
         first = Call("exp", (BinOp("-", diff.left, s),))
@@ -109,8 +103,8 @@ class ExponentialSplit(Strategy):
         call, new = self._split(before, site, params)
         s = str(params["s"])
         t = TraceBuilder()
-        stmt = statement_at(before, site.path)
-        changed = statement_at(after, site.path)
+        stmt = statement_at(before.body, site.path)
+        changed = statement_at(after.body, site.path)
         new_text = expr_text(new)
         shown = t.after(new_text) if new_text in canonical(after.body) else new_text
         return t.build(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from leir.ast import BinOp, Program
 from leir.printer import canonical, expr_text
+from leir.rewrite import statement_at
 from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
 from strategies.math.splits import (
     choice_ref,
@@ -11,7 +12,6 @@ from strategies.math.splits import (
     find_operand,
     positive_proof,
     replace_in_statement,
-    statement_at,
     statement_paths,
     value_operands,
 )
@@ -52,7 +52,7 @@ class MultiplicativeSplit(Strategy):
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for path in statement_paths(program):
-            stmt = statement_at(program, path)
+            stmt = statement_at(program.body, path)
             for op in value_operands(stmt):
                 if op.parent in PRODUCTS:
                     continue
@@ -66,7 +66,7 @@ class MultiplicativeSplit(Strategy):
         return sites
 
     def _split(self, program: Program, site: Site, params: Params) -> tuple[BinOp, str]:
-        stmt = statement_at(program, site.path)
+        stmt = statement_at(program.body, site.path)
         op = find_operand(stmt, tuple(site.get("operand")))
         if op is None or op.parent in PRODUCTS:
             raise self.refuse("the site is not a product-free value operand of the statement")
@@ -84,8 +84,8 @@ class MultiplicativeSplit(Strategy):
         s = str(params["s"])
         proof = positive_proof(before, choice_ref(before, site.path, s)) or []
         t = TraceBuilder()
-        stmt = statement_at(before, site.path)
-        changed = statement_at(after, site.path)
+        stmt = statement_at(before.body, site.path)
+        changed = statement_at(after.body, site.path)
         why = "; ".join(f"{t.before(text)} ({reason})" for text, reason in proof)
         return t.build(
             applicability=(f"{t.before(canonical(stmt))} reads {t.before(x)} outside any product, and "

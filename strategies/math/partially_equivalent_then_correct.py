@@ -17,10 +17,10 @@ from leir.ast import (
     Loop,
     Neg,
     Num,
-    Paren,
     Program,
     TensorRef,
     Var,
+    strip_parens,
     tensor_refs,
     walk_expr,
 )
@@ -67,8 +67,7 @@ class _Pair:
 
 def _is_factor(term: Expr, name: str) -> bool:
     """Whether the read of ``name`` is a factor of the product ``term`` (so a zero read adds nothing)."""
-    while isinstance(term, Paren):
-        term = term.inner
+    term = strip_parens(term)
     if isinstance(term, TensorRef):
         return term.name == name
     if isinstance(term, Neg):

@@ -33,10 +33,11 @@ from leir.ast import (
     Var,
     expr_children,
     statements,
+    strip_parens,
     walk_expr,
 )
 from leir.printer import canonical, expr_text
-from leir.rewrite import item_at, loops_at
+from leir.rewrite import loops_at, statement_at
 from leir.semantics import StmtKind
 
 Path = tuple[int, ...]
@@ -54,13 +55,6 @@ class Operand:
     parent: str
     #: Whether it sits in a branch of an ``if_then_else`` (its subscript may be valid only there).
     guarded: bool = False
-
-
-def statement_at(program: Program, path: Path) -> Assign:
-    item = item_at(program.body, path)
-    if not isinstance(item, Assign):
-        raise TypeError(f"item at {path} is a block, not a statement")
-    return item
 
 
 def _label(node: Expr) -> str:
@@ -102,7 +96,7 @@ def _plain_gather_free(ref: TensorRef) -> bool:
 
 def existing_values(program: Program, path: Path) -> list[TensorRef]:
     """The values a split at the statement ``path`` may introduce, statistics first, stable order."""
-    stmt = statement_at(program, path)
+    stmt = statement_at(program.body, path)
     info = program_info(program)
     extents = {lp.var: lp.extent for lp in loops_at(program.body, path[:-1])}
     stats: list[TensorRef] = []
@@ -144,8 +138,7 @@ def shift_values(program: Program, path: Path, within: Expr) -> list[TensorRef]:
             break
         stmt = info.statements[wpath]
         top = writer.value
-        while isinstance(top, Paren):
-            top = top.inner
+        top = strip_parens(top)
         if stmt.combiner in ("max", "min") or (
                 stmt.kind is StmtKind.RECURRENCE and isinstance(top, Call) and top.func in ("max", "min")):
             stats.add(writer.target.name)
@@ -219,8 +212,7 @@ def _expr_positive(node: Expr, program: Program, self_name: str, seen: frozenset
     ``positive`` (earlier writes, all proved, or a product reduction from 1), ``nonneg`` (a sum
     reduction from 0) or ``none`` (a max reduction from -inf: the base case proves nothing).
     """
-    while isinstance(node, Paren):
-        node = node.inner
+    node = strip_parens(node)
     if _positive_literal(node):
         return f"{expr_text(node)} is a positive literal"
     if isinstance(node, Call) and node.func == "exp":
@@ -263,8 +255,7 @@ def _expr_positive(node: Expr, program: Program, self_name: str, seen: frozenset
 
 def _non_negative(node: Expr, program: Program, seen: frozenset[str] = frozenset()) -> bool:
     """Whether ``node`` is >= 0: sqrt, abs, exp, squares, max with a non-negative operand, such tensors."""
-    while isinstance(node, Paren):
-        node = node.inner
+    node = strip_parens(node)
     if isinstance(node, Call) and node.func in ("sqrt", "abs", "exp"):
         return True
     if isinstance(node, Call) and node.func == "max":
@@ -339,6 +330,6 @@ def replace_in_statement(program: Program, path: Path, expr_path: Path, new: Exp
     """``program`` with the sub-expression at ``expr_path`` of the statement at ``path`` replaced."""
     from leir.rewrite import replace_at, replace_expr_at, with_body
 
-    stmt = statement_at(program, path)
+    stmt = statement_at(program.body, path)
     value = replace_expr_at(stmt.value, expr_path, new)
     return with_body(program, replace_at(program.body, path, Assign(stmt.target, value)))  # type: ignore[arg-type]

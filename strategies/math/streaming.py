@@ -39,6 +39,7 @@ from leir.ast import (
     Program,
     TensorRef,
     Var,
+    strip_parens,
     tensor_refs,
 )
 from leir.rewrite import Node, map_item_exprs, replace_refs, substitute_loops, substitute_vars, transform
@@ -545,20 +546,12 @@ def _equal(a: Expr, b: Expr) -> bool:
     return _commuted(a) == _commuted(b)
 
 
-def _stripped(node: Expr) -> Expr:
-    from leir.ast import Paren
-
-    while isinstance(node, Paren):
-        node = node.inner
-    return node
-
-
 def _operands(node: Expr, op: str) -> list[tuple[Expr, Expr]]:
     """Both orders of ``node``'s operands when it is the binary ``op``."""
-    node = _stripped(node)
+    node = strip_parens(node)
     if not isinstance(node, BinOp) or node.op != op:
         return []
-    left, right = _stripped(node.left), _stripped(node.right)
+    left, right = strip_parens(node.left), strip_parens(node.right)
     return [(left, right), (right, left)]
 
 
@@ -584,7 +577,7 @@ def _update_parts(update: Assign, stats: Stats, nested: Block) -> tuple[str, str
         return None
     for carried, product in _operands(update.value, "+"):
         if not (isinstance(carried, IfThenElse) and carried.cond == first_step(stats.k)
-                and _stripped(carried.then) == ZERO):
+                and strip_parens(carried.then) == ZERO):
             continue
         a_name = next((a_ref.name for prev, a in _operands(carried.otherwise, "*")
                        if prev == shifted(r_k, stats.k) and (a_ref := _row_ref(a, stats)) is not None), None)
@@ -652,10 +645,10 @@ def _epilogue(program: Program, stats: Stats, r_name: str, r_k: TensorRef) -> in
     j = readers[0]
     block = program.body.blocks[j]
     stmt = _single(block)
-    value = _stripped(stmt.value) if stmt is not None else None
+    value = strip_parens(stmt.value) if stmt is not None else None
     if stmt is None or not isinstance(value, BinOp) or value.op != "/":
         return None
-    r, s = _stripped(value.left), _stripped(value.right)
+    r, s = strip_parens(value.left), strip_parens(value.right)
     if not (isinstance(r, TensorRef) and isinstance(s, TensorRef) and r.name == r_name and s.name == stats.s):
         return None
     # R'_k = R_k/S_k element by element, so dropping the division needs S read at R's own row, at K-1
@@ -692,20 +685,20 @@ def normalise_deferred(program: Program, site: Deferred) -> Program:
     a_stmt, w_stmt = items[site.factor], items[site.weight]
     assert isinstance(a_stmt, Assign) and isinstance(w_stmt, Assign)
     # the matcher checked masked(M_k, if_then_else(k-1<0, 0, E_A)) and masked(M_k, E_W)
-    a_guard, w_guard = _stripped(a_stmt.value), _stripped(w_stmt.value)
+    a_guard, w_guard = strip_parens(a_stmt.value), strip_parens(w_stmt.value)
     assert isinstance(a_guard, IfThenElse) and isinstance(w_guard, IfThenElse)
-    a_first = _stripped(a_guard.otherwise)
+    a_first = strip_parens(a_guard.otherwise)
     assert isinstance(a_first, IfThenElse)
-    rescale = BinOp("/", BinOp("*", shifted(s_k, stats.k), _stripped(a_first.otherwise)), s_k)
+    rescale = BinOp("/", BinOp("*", shifted(s_k, stats.k), strip_parens(a_first.otherwise)), s_k)
     a_value = IfThenElse(a_guard.cond, a_guard.then, IfThenElse(a_first.cond, a_first.then, rescale))
-    w_value = IfThenElse(w_guard.cond, w_guard.then, BinOp("/", _stripped(w_guard.otherwise), s_k))
+    w_value = IfThenElse(w_guard.cond, w_guard.then, BinOp("/", strip_parens(w_guard.otherwise), s_k))
     items[site.factor] = Assign(a_stmt.target, a_value)
     items[site.weight] = Assign(w_stmt.target, w_value)
     blocks[stats.first] = Block(blocks[stats.first].loops, tuple(items))
     epilogue = blocks[site.epilogue]
     out = _single(epilogue)
     assert out is not None
-    division = _stripped(out.value)
+    division = strip_parens(out.value)
     assert isinstance(division, BinOp)
-    blocks[site.epilogue] = Block(epilogue.loops, (Assign(out.target, _stripped(division.left)),))
+    blocks[site.epilogue] = Block(epilogue.loops, (Assign(out.target, strip_parens(division.left)),))
     return Program(program.signature, Body(tuple(blocks)))

@@ -40,9 +40,9 @@ from leir.ast import (
     Expr,
     Neg,
     Num,
-    Paren,
     Program,
     statements,
+    strip_parens,
     tensor_refs,
 )
 from leir.builders import lit
@@ -99,33 +99,27 @@ def _same(a: Expr, b: Expr) -> bool:
     return expr_text(a) == expr_text(b)
 
 
-def _strip(node: Expr) -> Expr:
-    while isinstance(node, Paren):
-        node = node.inner
-    return node
-
-
 def region_of(program: Program, path: Path, stmt: Assign) -> Region | str:
     """The statement's rewritable region, or why it has none."""
     if stmt.target.dtype not in FLOAT_DTYPES:
         return f"{stmt.target.name} is computed in {stmt.target.dtype}, not a float dtype"
     info = program_info(program).statements.get(path)
     kind = info.kind if info is not None else StmtKind.ASSIGN
-    value = _strip(stmt.value)
+    value = strip_parens(stmt.value)
     target = stmt.target
     if kind in (StmtKind.ASSIGN, StmtKind.RECURRENCE):
         return Region(path, stmt, value, "")
     region: Region | None = None
     if isinstance(value, BinOp) and value.op in ("+", "-", "*"):
-        if _same(_strip(value.left), target):
-            region = Region(path, stmt, _strip(value.right), value.op)
-        elif value.op != "-" and _same(_strip(value.right), target):
-            region = Region(path, stmt, _strip(value.left), value.op + "r")
+        if _same(strip_parens(value.left), target):
+            region = Region(path, stmt, strip_parens(value.right), value.op)
+        elif value.op != "-" and _same(strip_parens(value.right), target):
+            region = Region(path, stmt, strip_parens(value.left), value.op + "r")
     elif isinstance(value, Call) and value.func in ("max", "min"):
-        if _same(_strip(value.args[0]), target):
-            region = Region(path, stmt, _strip(value.args[1]), value.func)
-        elif _same(_strip(value.args[1]), target):
-            region = Region(path, stmt, _strip(value.args[0]), value.func)
+        if _same(strip_parens(value.args[0]), target):
+            region = Region(path, stmt, strip_parens(value.args[1]), value.func)
+        elif _same(strip_parens(value.args[1]), target):
+            region = Region(path, stmt, strip_parens(value.args[0]), value.func)
     if region is None:
         return f"the accumulation into {target.name} has no prefix X=X op … to keep outside the rewrite"
     if any(ref.name == target.name for ref in tensor_refs(region.expr)):
@@ -168,7 +162,7 @@ class Translation:
 
 def count_nodes(node: Expr) -> int:
     """Operator and leaf nodes of a LEIR expression, not looking inside tensor subscripts."""
-    node = _strip(node)
+    node = strip_parens(node)
     if isinstance(node, BinOp):
         return 1 + count_nodes(node.left) + count_nodes(node.right)
     if isinstance(node, Neg):
@@ -192,7 +186,7 @@ class _Reader:
         return self.atoms[key][0]
 
     def read(self, node: Expr) -> SymExpr:
-        node = _strip(node)
+        node = strip_parens(node)
         if isinstance(node, Num):
             return sympy.Integer(int(node.text)) if node.is_int else sympy.Float(node.text)
         if isinstance(node, Neg):

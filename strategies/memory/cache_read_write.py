@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from leir.analysis import (
-    DTYPE_BYTES,
-    MAX_SHARED_BYTES,
     Affine,
     affine_bounds,
     affine_expr,
@@ -24,6 +23,8 @@ from leir.analysis import (
 )
 from leir.ast import Assign, Block, Expr, Item, Loop, Program, TensorRef, Var
 from leir.builders import iadd
+from leir.dtypes import dtype_bytes, numel, tensor_nbytes
+from leir.gpu_limits import MAX_SHARED_BYTES
 from leir.intervals import index_range
 from leir.printer import canonical, expr_text
 from leir.rewrite import replace_at, replace_refs, with_body
@@ -55,23 +56,20 @@ class Plan:
 
     @property
     def elements(self) -> int:
-        total = 1
-        for n in (*(lp.extent for lp in self.private), *self.region):
-            total *= n
-        return total
+        return numel((*(lp.extent for lp in self.private), *self.region))
 
     @property
     def nbytes(self) -> int:
-        return self.elements * DTYPE_BYTES[self.dtype]
+        return self.elements * dtype_bytes(self.dtype)
 
     @property
     def region_elements(self) -> int:
         """Elements of one private copy: the staged region alone."""
-        return _product(self.region)
+        return numel(self.region)
 
     @property
     def copy_bytes(self) -> int:
-        return self.region_elements * DTYPE_BYTES[self.dtype]
+        return self.region_elements * dtype_bytes(self.dtype)
 
     def held_bytes(self, scope: str) -> int:
         """What the limit judges: a local buffer is one array per thread or parallel iteration, so one
@@ -232,7 +230,7 @@ class CacheReadWrite(Strategy):
             what = "each copy of the buffer" if scope == "l" else "the buffer"
             return f"{what} would need {plan.held_bytes(scope)} bytes (the limit is {MAX_CACHE_BYTES})"
         if scope == "s":
-            shared = sum(DTYPE_BYTES[t.dtype] * _numel(t.shape) for t in info.intermediates
+            shared = sum(tensor_nbytes(t.dtype, t.shape) for t in info.intermediates
                          if t.scope == "s" and (t.name in reads(block) or t.name in writes(block)))
             if shared + plan.nbytes > MAX_SHARED_BYTES:
                 return f"shared memory of the block would reach {shared + plan.nbytes} bytes"
@@ -318,7 +316,7 @@ class CacheReadWrite(Strategy):
         region_elems = plan.region_elements
         accesses = inner_iters * uses
         reuse = accesses / region_elems
-        outer_iters = _product(lp.extent for lp in plan.outer)
+        outer_iters = math.prod(lp.extent for lp in plan.outer)
         t = TraceBuilder()
         scope_word = "shared" if scope == "s" else "local"
         applicability = (
@@ -335,7 +333,7 @@ class CacheReadWrite(Strategy):
         rationale = (
             f"Per iteration of the {outer_iters} outer iteration(s) the inner loops make {accesses} "
             f"{'reads' if direction == 'read' else 'writes'} of {tensor} over a region of {region_elems} "
-            f"elements ({region_elems * DTYPE_BYTES[plan.dtype]} bytes): {reuse:.1f} accesses per element now "
+            f"elements ({region_elems * dtype_bytes(plan.dtype)} bytes): {reuse:.1f} accesses per element now "
             f"hit {scope_word} memory, and the global traffic is one {'load' if direction == 'read' else 'store'} "
             "per element of the region.")
         return t.build(applicability, change, rationale,
@@ -363,15 +361,6 @@ def _nest(loops: tuple[Loop, ...], stmt: Assign) -> Item:
     return Block(loops, (stmt,)) if loops else stmt
 
 
-def _numel(shape: tuple[int, ...]) -> int:
-    return _product(shape)
-
-
-def _product(values: Iterable[int]) -> int:
-    total = 1
-    for n in values:
-        total *= n
-    return total
 
 
 def _refs_in(e: Expr) -> list[TensorRef]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from leir.analysis import DTYPE_BYTES, fresh_tensor_names, loop_ranges, stmt_reads, stride_along
+from leir.analysis import fresh_tensor_names, loop_ranges, stmt_reads, stride_along
 from leir.ast import Assign, Block, Loop, Program, TensorRef, Var, statements
+from leir.dtypes import numel, tensor_nbytes
 from leir.intervals import index_range
 from leir.names import loop_var_names
 from leir.printer import canonical
@@ -117,10 +118,7 @@ class LayoutTransformation(Strategy):
         inner = loops_at(before.body, site.path[:-1])[-1].var
         old_stride = stride_along(old_ref.indices, decl.shape, inner)
         new_stride = stride_along(new_ref.indices, new_shape, inner)
-        elements = 1
-        for n in decl.shape:
-            elements *= n
-        nbytes = elements * DTYPE_BYTES[decl.dtype]
+        elements, nbytes = numel(decl.shape), tensor_nbytes(decl.dtype, decl.shape)
         strides = (f"along the statement's innermost loop over {inner} the read moves {old_stride} element(s) "
                    f"per iteration before and {new_stride} after" if new_stride is not None and
                    old_stride is not None else

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from leir.ast import Expr
 from leir.builders import iadd, ifloordiv, imod, imul
+from leir.dtypes import numel
 
 
 class LayoutError(ValueError):
@@ -70,10 +71,7 @@ def layout_shape(spec: str, shape: tuple[int, ...]) -> tuple[int, ...]:
         i, j = args
         dims[i], dims[j] = dims[j], dims[i]
     elif kind == "flatten":
-        total = 1
-        for n in shape:
-            total *= n
-        dims = [total]
+        dims = [numel(shape)]
     elif kind == "fuse":
         i = args[0]
         dims[i:i + 2] = [shape[i] * shape[i + 1]]

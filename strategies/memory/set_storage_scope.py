@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from leir.analysis import (
-    DTYPE_BYTES,
-    MAX_SHARED_BYTES,
     global_scope_problem,
     onchip_scope_problem,
     program_info,
@@ -12,6 +10,8 @@ from leir.analysis import (
     top_level_owners,
 )
 from leir.ast import Program
+from leir.dtypes import numel, tensor_nbytes
+from leir.gpu_limits import MAX_SHARED_BYTES
 from leir.printer import canonical
 from leir.rewrite import map_body_exprs, rename_tensor, with_body
 from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
@@ -84,10 +84,8 @@ class SetStorageScope(Strategy):
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         tensor, scope = site.get("tensor"), str(params["scope"])
         tinfo = program_info(before).tensors[tensor]
-        count = 1
-        for n in tinfo.shape:
-            count *= n
-        size = count * DTYPE_BYTES[tinfo.dtype]
+        count = numel(tinfo.shape)
+        size = tensor_nbytes(tinfo.dtype, tinfo.shape)
         refs = list(tensor_refs_in(before.body, tensor))
         new_refs = list(tensor_refs_in(after.body, tensor))
         owners = top_level_owners(before.body, tensor)

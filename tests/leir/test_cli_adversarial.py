@@ -40,6 +40,7 @@ INPUTS: dict[str, bytes | str] = {
     "bare_body_gather_shape": "L^{4}_{i=0}[C^{f32,g}_{G^{i32,g}_{i}}=A^{f32,g}_{i};];\n",
     "literal_5000_digits": _stmt(A + "+" + "9" * 5000),
     "index_literal_5000_digits": SIG + "L^{4}_{i=0}[C^{f32,g}_{i}=A^{f32,g}_{" + "9" * 5000 + "};];\n",
+    "extent_5000_digits": SIG + "L^{" + "9" * 5000 + "}_{i=0}[C^{f32,g}_{i}=A^{f32,g}_{i};];\n",
     "sum_400": _stmt("+".join([A] * 400)),
     "sum_900": _stmt("+".join([A] * 900)),
     "sum_1200": _stmt("+".join([A] * 1200)),
@@ -110,3 +111,13 @@ def test_the_same_inputs_get_the_same_kind_of_answer_in_every_command(files, tmp
         err = capfd.readouterr().err
         if name == "bare_body":
             assert "inferred from the body: input  A: f32[4]; output C: f32[4]" in err
+
+
+@pytest.mark.parametrize("command", ["check", "fmt", "run", "lower", "verify"])
+def test_a_loop_extent_of_5000_digits_is_refused_with_its_position(command, files, tmp_path, capfd):
+    assert main(_argv(command, files["extent_5000_digits"], tmp_path)) == 1
+    out, err = capfd.readouterr()
+    said = out + err
+    assert "4:4: error: loop extent 9999" in said or "line 4, column 4: loop extent 9999" in said, said[-2000:]
+    assert "does not fit i64" in said and "Traceback" not in said
+    assert len(said) < 2000  # the 5,000 digits are cut, not echoed

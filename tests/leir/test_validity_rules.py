@@ -15,7 +15,7 @@ import pytest
 from leir.checker import CODES, RESERVED_NAMES, check
 from leir.errors import LeirFormatError, LeirSyntaxError
 from leir.inference import infer_signature
-from leir.limits import MAX_LOOPS, MAX_NESTING, MAX_TERMS
+from leir.limits import MAX_EXTENT, MAX_LOOPS, MAX_NESTING, MAX_TERMS
 from leir.parser import parse_body
 from leir.program import is_bare, load_program
 
@@ -229,6 +229,21 @@ def test_integer_powers_need_a_small_literal_exponent(dtype):
 
 
 # ----------------------------------------------------------------------------------------- the limits
+
+
+def test_loop_extents_beyond_i64_are_refused_at_their_digits():
+    header = "input A: f32[4]\noutput C: f32[4]"
+    largest = 2**63 - 1
+    body = "L^{1}_{j=0}L^{%s}_{i=0}[C^{f32,g}_{0}=A^{f32,g}_{0};];"
+    assert largest == MAX_EXTENT
+    assert prog(header, body % f"000{largest}").body.blocks[0].loops[1].extent == largest
+    for digits in (str(largest + 1), "9" * 5000, "1" + "0" * 4400):
+        with pytest.raises(LeirSyntaxError) as caught:
+            prog(header, body % digits)
+        error = caught.value
+        assert (error.code, error.line, error.column) == ("literal-out-of-range", 4, 15)  # the second loop's digits
+        assert f"loop extent {digits[:40]}" in error.message and str(largest) in error.message
+        assert len(error.message) < 200
 
 
 def test_limits_are_refused_with_positions_at_every_size():

@@ -542,3 +542,19 @@ def test_nan_propagating_max_and_min_vectorise_under_a_v_loop(dtype, target):
     got = vector.run({"A": values})["C"]
     assert got.tobytes() == serial.run({"A": values})["C"].tobytes()
     assert np.isnan(got[0, :2]).all() and list(got[0, 2:6].astype(np.float64)) == [1.0, -1.0, -0.0, 0.5]
+
+
+# ------------------------------------------------------------------------- comparisons (one promotion rule)
+
+
+def test_a_call_on_an_untyped_float_literal_compares_in_the_other_operands_type():
+    """``exp(1.0) < A`` compares in A's type everywhere: the literal, and a call on it, adopt it (the
+    lowering once took such a call as f64, so an f16 kernel compared e = 2.71828… where the interpreter
+    compared its f16 rounding 2.71875)."""
+    e_f16 = np.float16(math.e)
+    assert float(e_f16) == 2.71875
+    a = np.array([e_f16, np.nextafter(e_f16, np.float16(np.inf))], dtype=np.float16)
+    text = ("input A: f16[2]\noutput C: f16[2]\n---\n"
+            f"L^{{2}}_{{i=0}}[{_ref('C', 'f16', 'i')}=if_then_else(exp(1.0)<{_ref('A', 'f16', 'i')},1,0);];\n")
+    # in f16, e is not below its own rounding; in f64 (the old kernel) it was
+    _assert_rule(_all_three(text, {"A": a}), {"C": np.array([0, 1], dtype=np.float16)})
