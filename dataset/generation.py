@@ -4,7 +4,10 @@ From each source state (a workload at one shape variant, or a ``.leir`` file) th
 planned step (``dataset.planning``) of every state at depth ``d``, verifies each resulting state
 against its parent, and expands the distinct accepted children (deduplicated by content hash over the
 whole run) at depth ``d+1``, at most ``breadth_cap`` of them per source and depth, drawn with an RNG
-seeded by the run seed. One record per step (``dataset.records``), failures included.
+seeded by the run seed. One record per step (``dataset.records``), failures included, and one step per
+(before, after) pair: a step whose child another step of the same state already produced is neither
+verified nor written — the pair keeps the label of the step planned first, which is the precedence
+``docs/dataset.md`` documents (catalogue number, then site, then parameters).
 
 Verification is injected (``verify(after, before) -> result dict``) so this module imports neither TVM
 nor torch; ``steptp generate`` passes ``verifier.verify`` on a warm sandbox pool, calls run on
@@ -90,6 +93,8 @@ class GenerationSummary:
     verified: int = 0
     failed: int = 0
     unverified: int = 0
+    #: Steps not recorded: their (before, after) pair was already recorded under an earlier step.
+    duplicates: int = 0
     states: int = 0
     by_strategy: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -149,6 +154,8 @@ class _Pending:
     resumed: Record | None = None
     #: Builds a failure record when ``build`` itself fails (a strategy's parameters that are not JSON …).
     fallback: Callable[[BaseException], Record] | None = None
+    #: The (before, after) pair is already carried by an earlier step: nothing is verified or written.
+    duplicate: bool = False
 
 
 class Generator:
@@ -166,12 +173,16 @@ class Generator:
         names = config.strategies
         pool = all_strategies() if strategies is None else strategies
         #: Registered ones by default; a caller may pass instances (tests pass deliberately broken ones).
-        self.strategies: list[Strategy] = [s for s in pool if names is None or s.name in names]
+        #: In catalogue order whatever the caller's order: the plan order is the label precedence of a pair.
+        self.strategies: list[Strategy] = sorted((s for s in pool if names is None or s.name in names),
+                                                 key=lambda s: s.number)
         self.generator = {"name": "steptp", "version": generator_version(), "seed": config.seed,
                           "config": config.to_json()}
 
     def run(self, writer: StepWriter) -> GenerationSummary:
         summary = GenerationSummary()
+        #: (parent hash, child hash) -> the step id that carries the pair (one label per pair).
+        self._pairs: dict[tuple[str, str], str] = {}
         seen: set[str] = set()
         with ThreadPoolExecutor(self.workers, thread_name_prefix="steptp-verify") as pool:
             frontiers = []
@@ -243,6 +254,9 @@ class Generator:
         if existing is not None:
             child = (program_from_json(existing["child"]["program"])
                      if existing["status"] != "failed" and existing.get("child") else None)
+            if existing.get("child"):
+                pair = (parent_state["hash"], existing["child"]["hash"])
+                self._pairs.setdefault(pair, existing["step_id"])
             return _Pending(build=lambda v, f: existing, future=None, child=child, resumed=existing)
         def fallback(exc: BaseException) -> Record:
             safe = {**common, "params": {str(k): repr(v) for k, v in planned.params.items()}}
@@ -256,6 +270,9 @@ class Generator:
             return _Pending(build=lambda v, f: step_record(**common, failure=failure), future=None,
                             child=None, fallback=fallback)
         step: AppliedStep = outcome
+        own_id = step_id(parent_state["hash"], s.name, planned.site, planned.params)
+        if self._pairs.setdefault((parent_state["hash"], program_hash(step.after)), own_id) != own_id:
+            return _Pending(build=lambda v, f: {}, future=None, child=None, duplicate=True)
         future = pool.submit(self._verify, step) if self.verify is not None else None
 
         def build(result: Mapping[str, Any] | None, failure: StepFailure | None) -> Record:
@@ -277,6 +294,10 @@ class Generator:
     def _flush_one(self, window: deque[_Pending], writer: StepWriter, summary: GenerationSummary,
                    children: list[tuple[Program, str]]) -> None:
         pending = window.popleft()
+        if pending.duplicate:
+            summary.duplicates += 1
+            self.progress(1, 0)
+            return
         if pending.resumed is not None:
             record = pending.resumed
             summary.count(record, resumed=True)

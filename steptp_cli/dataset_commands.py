@@ -228,7 +228,8 @@ def run_generate(args: argparse.Namespace) -> int:
             pool.close()
     print(f"{len(sources)} source state(s); {summary.states} state(s) expanded; {summary.written} step(s) "
           f"written, {summary.resumed} already in {args.output}; verified {summary.verified}, failed "
-          f"{summary.failed}, unverified {summary.unverified}", file=sys.stderr)
+          f"{summary.failed}, unverified {summary.unverified}; {summary.duplicates} duplicate "
+          "(before, after) pair(s) left to the step that produced them first", file=sys.stderr)
     for name, row in summary.by_strategy.items():
         print(f"  {name:34} verified {row['verified']:5d}  failed {row['failed']:5d}"
               + (f"  unverified {row['unverified']:5d}" if row["unverified"] else ""), file=sys.stderr)
