@@ -10,7 +10,9 @@ verified nor written — the pair keeps the label of the step planned first, whi
 ``docs/dataset.md`` documents (catalogue number, then site, then parameters).
 
 Verification is injected (``verify(after, before) -> result dict``) so this module imports neither TVM
-nor torch; ``steptp generate`` passes ``verifier.verify`` on a warm sandbox pool, calls run on
+nor torch; a numerically-equivalent (N) step that passes is verified again on special and large-magnitude
+inputs (``verify_special``), and fails when it does not pass there; ``steptp generate`` passes
+``verifier.verify`` on a warm sandbox pool, calls run on
 ``workers`` threads, and records are still written in plan order, so the same sources, settings and seed
 give the same file byte for byte (up to the measured timings inside ``verification.result``).
 
@@ -33,9 +35,11 @@ from typing import Any, TextIO
 
 from dataset.planning import PlannedStep, StepFailure, attempt, plan_steps, traceback_summary
 from dataset.records import (
+    SPECIAL_VALUES_KEY,
     Record,
     SourceInfo,
     dumps,
+    special_values_summary,
     state_json,
     step_id,
     step_record,
@@ -43,7 +47,7 @@ from dataset.records import (
 )
 from leir.ast import Program
 from leir.program import program_from_json, program_hash
-from strategies.base import AppliedStep, Strategy
+from strategies.base import AppliedStep, Exactness, Strategy
 from strategies.registry import all_strategies
 
 #: ``verify(after, before)`` → a ``VerificationResult.to_json()`` dict.
@@ -163,10 +167,13 @@ class Generator:
 
     def __init__(self, sources: Sequence[Source], config: GenerationConfig, *, verify: VerifyFn | None,
                  workers: int = 1, progress: Callable[[int, int], None] | None = None,
-                 strategies: Sequence[Strategy] | None = None):
+                 strategies: Sequence[Strategy] | None = None, verify_special: VerifyFn | None = None):
         self.sources = list(sources)
         self.config = config
         self.verify = verify
+        #: The same verification on special and large-magnitude inputs (``special_values``), run for every
+        #: N step that passed: a rewrite that overflows where its parent does not becomes a failure.
+        self.verify_special = verify_special
         self.workers = max(1, workers)
         #: ``progress(done, newly_planned)``: steps finished, and steps added to the known total.
         self.progress = progress or (lambda done, planned: None)
@@ -286,7 +293,12 @@ class Generator:
     def _verify(self, step: AppliedStep) -> Mapping[str, Any] | StepFailure:
         try:
             assert self.verify is not None
-            return self.verify(step.after, step.before)
+            result = self.verify(step.after, step.before)
+            if (self.verify_special is not None and step.exactness is Exactness.N
+                    and str(result.get("outcome")) in ("pass", "equal_pass")):
+                special = self.verify_special(step.after, step.before)
+                result = {**result, SPECIAL_VALUES_KEY: special_values_summary(special)}
+            return result
         except Exception as exc:
             return StepFailure("verification", "verifier_error", f"{type(exc).__name__}: {exc}",
                                traceback_summary(exc))
@@ -324,8 +336,9 @@ class Generator:
 
 def generate(sources: Iterable[Source], config: GenerationConfig, output: str | Path, *,
              verify: VerifyFn | None, workers: int = 1, progress: Callable[[int, int], None] | None = None,
-             strategies: Sequence[Strategy] | None = None) -> GenerationSummary:
+             strategies: Sequence[Strategy] | None = None,
+             verify_special: VerifyFn | None = None) -> GenerationSummary:
     """Run a generation into ``output`` (appending to, and resuming, what is already there)."""
     with StepWriter(output) as writer:
         return Generator(list(sources), config, verify=verify, workers=workers, progress=progress,
-                         strategies=strategies).run(writer)
+                         strategies=strategies, verify_special=verify_special).run(writer)

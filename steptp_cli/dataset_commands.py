@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +46,8 @@ def register(subparsers) -> None:
     gen.add_argument("--dtype", choices=("f32", "f64", "f16"), default="f32")
     gen.add_argument("--no-verify", action="store_true", help="record steps unverified (status unverified)")
     gen.add_argument("--no-cache", action="store_true", help="do not use the verification result cache")
+    gen.add_argument("--no-special-values", action="store_true",
+                     help="skip the second verification of N steps on special and large-magnitude inputs")
     gen.add_argument("--target", default="llvm")
     gen.add_argument("--no-progress", action="store_true")
     gen.add_argument("-o", "--output", required=True, metavar="STEPS.jsonl")
@@ -163,8 +166,9 @@ def make_verify(*, workers: int, cache: bool, target: str = "llvm", cache_dir: s
                       memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB)
     result_cache = cache_mod.ResultCache(cache_dir) if cache else None
 
-    def verify_step(after, before):
+    def verify_step(after, before, *, special_values: bool = False):
         return verify(after, parent=before, reference="parent", target=target, pool=pool,
+                      special_values=special_values,
                       cache=result_cache if result_cache is not None else False).to_json()
 
     return verify_step, pool
@@ -215,13 +219,15 @@ def run_generate(args: argparse.Namespace) -> int:
                               params_per_site=args.params_per_site,
                               max_steps_per_state=args.max_steps_per_state,
                               strategies=tuple(args.strategies) if args.strategies else None)
-    verify, pool = (None, None)
+    verify, pool, verify_special = (None, None, None)
     if not args.no_verify:
         verify, pool = make_verify(workers=args.workers, cache=not args.no_cache, target=args.target)
+        if not args.no_special_values:
+            verify_special = functools.partial(verify, special_values=True)
     progress = _Progress(not args.no_progress)
     try:
         summary = generate(sources, config, args.output, verify=verify, workers=args.workers,
-                           progress=progress)
+                           progress=progress, verify_special=verify_special)
     finally:
         progress.close()
         if pool is not None:
