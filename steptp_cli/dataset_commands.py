@@ -59,6 +59,8 @@ def register(subparsers) -> None:
     filt.add_argument("--policy", default="default")
     filt.add_argument("--seed", type=int, default=0)
     filt.add_argument("-o", "--output", required=True, metavar="KEPT.jsonl")
+    filt.add_argument("--negatives", metavar="NEGATIVES.jsonl",
+                      help="also write the harmful (slower) and failed steps, for preference data")
     filt.set_defaults(handler=run_filter)
 
     ren = subparsers.add_parser("render", help="render step records as SFT rows",
@@ -273,7 +275,7 @@ def _write_jsonl(path: str, rows) -> int:
 
 
 def run_filter(args: argparse.Namespace) -> int:
-    from dataset.filtering import apply_policy, distribution_table, get_policy
+    from dataset.filtering import apply_policy, distribution_table, effects_table, get_policy
 
     try:
         policy = get_policy(args.policy)
@@ -287,7 +289,14 @@ def run_filter(args: argparse.Namespace) -> int:
     count = _write_jsonl(args.output, result.kept)
     print(f"policy {policy.name}: {policy.description}")
     print(distribution_table(result, policy))
+    print(effects_table(result))
     print(f"kept {count} of {len(records)} record(s) -> {args.output}", file=sys.stderr)
+    if args.negatives:
+        negatives = _write_jsonl(args.negatives, result.negatives)
+        print(f"{negatives} negative(s) (slower or failed) -> {args.negatives}", file=sys.stderr)
+    elif result.negatives:
+        print(f"{len(result.negatives)} negative(s) (slower or failed) not written (--negatives)",
+              file=sys.stderr)
     return EXIT_OK
 
 
