@@ -180,9 +180,8 @@ class Generator:
         names = config.strategies
         pool = all_strategies() if strategies is None else strategies
         #: Registered ones by default; a caller may pass instances (tests pass deliberately broken ones).
-        #: In catalogue order whatever the caller's order: the plan order is the label precedence of a pair.
-        self.strategies: list[Strategy] = sorted((s for s in pool if names is None or s.name in names),
-                                                 key=lambda s: s.number)
+        #: Registered ones in catalogue order by default: the plan order is the label precedence of a pair.
+        self.strategies: list[Strategy] = [s for s in pool if names is None or s.name in names]
         self.generator = {"name": "steptp", "version": generator_version(), "seed": config.seed,
                           "config": config.to_json()}
 
