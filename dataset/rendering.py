@@ -75,9 +75,9 @@ def tensor_lines(tensors: Sequence[Mapping[str, Any]]) -> list[str]:
 #: Qwen tokens the target, the exactness rule and the strategy definitions may take together.
 CONTEXT_TOKEN_BUDGET = 1500
 _TARGETS = {
-    "llvm": ("Target: CPU (TVM llvm, baseline x86-64). The step is built, verified and timed there: P loops "
-             "run on CPU cores, V loops become vector lanes, B loops over bx/by/bz run in parallel and over "
-             "tx/ty/tz serially."),
+    "llvm": ("Target: CPU (TVM llvm). The step is built, verified and timed there: P loops run on CPU "
+             "cores, V loops become vector lanes, B loops over bx/by/bz run in parallel and over tx/ty/tz "
+             "serially."),
     "cuda": ("Target: GPU (TVM cuda). The step is built, verified and timed there: B loops bind blockIdx "
              "(bx/by/bz) and threadIdx (tx/ty/tz), s tensors live in shared memory, l tensors in "
              "registers."),

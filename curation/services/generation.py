@@ -28,11 +28,12 @@ def generated_path(workload: Workload, depth: int, seed: int) -> Path:
     return Path(settings.VAR_DIR) / "generated" / f"{safe}.d{depth}.s{seed}.jsonl"
 
 
-def _verify_fn(target: str):
+def _verify_fn(target: str, *, special_values: bool = False):
     from verifier.verify import verify
 
     def verify_step(after, before):
-        return verify(after, parent=before, reference="parent", target=target).to_json()
+        return verify(after, parent=before, reference="parent", target=target,
+                      special_values=special_values).to_json()
 
     return verify_step
 
@@ -72,5 +73,7 @@ def generate_for_workload(
     config = GenerationConfig(
         depth=depth, seed=seed, breadth_cap=breadth_cap, max_steps_per_state=max_steps_per_state
     )
-    generate([Source(info, program)], config, path, verify=_verify_fn(target), progress=progress)
+    # N steps are verified again on special and large-magnitude inputs, as ``steptp generate`` does.
+    generate([Source(info, program)], config, path, verify=_verify_fn(target), progress=progress,
+             verify_special=_verify_fn(target, special_values=True))
     return import_step_file(path)
