@@ -4,10 +4,15 @@ From each source state (a workload at one shape variant, or a ``.leir`` file) th
 planned step (``dataset.planning``) of every state at depth ``d``, verifies each resulting state
 against its parent, and expands the distinct accepted children (deduplicated by content hash over the
 whole run) at depth ``d+1``, at most ``breadth_cap`` of them per source and depth, drawn with an RNG
-seeded by the run seed. One record per step (``dataset.records``), failures included.
+seeded by the run seed. One record per step (``dataset.records``), failures included, and one step per
+(before, after) pair: a step whose child another step of the same state already produced is neither
+verified nor written — the pair keeps the label of the step planned first, which is the precedence
+``docs/dataset.md`` documents (catalogue number, then site, then parameters).
 
 Verification is injected (``verify(after, before) -> result dict``) so this module imports neither TVM
-nor torch; ``steptp generate`` passes ``verifier.verify`` on a warm sandbox pool, calls run on
+nor torch; a numerically-equivalent (N) step that passes is verified again on special and large-magnitude
+inputs (``verify_special``), and fails when it does not pass there; ``steptp generate`` passes
+``verifier.verify`` on a warm sandbox pool, calls run on
 ``workers`` threads, and records are still written in plan order, so the same sources, settings and seed
 give the same file byte for byte (up to the measured timings inside ``verification.result``).
 
@@ -30,9 +35,11 @@ from typing import Any, TextIO
 
 from dataset.planning import PlannedStep, StepFailure, attempt, plan_steps, traceback_summary
 from dataset.records import (
+    SPECIAL_VALUES_KEY,
     Record,
     SourceInfo,
     dumps,
+    special_values_summary,
     state_json,
     step_id,
     step_record,
@@ -40,7 +47,7 @@ from dataset.records import (
 )
 from leir.ast import Program
 from leir.program import program_from_json, program_hash
-from strategies.base import AppliedStep, Strategy
+from strategies.base import AppliedStep, Exactness, Strategy
 from strategies.registry import all_strategies
 
 #: ``verify(after, before)`` → a ``VerificationResult.to_json()`` dict.
@@ -90,6 +97,8 @@ class GenerationSummary:
     verified: int = 0
     failed: int = 0
     unverified: int = 0
+    #: Steps not recorded: their (before, after) pair was already recorded under an earlier step.
+    duplicates: int = 0
     states: int = 0
     by_strategy: dict[str, dict[str, int]] = field(default_factory=dict)
 
@@ -149,6 +158,8 @@ class _Pending:
     resumed: Record | None = None
     #: Builds a failure record when ``build`` itself fails (a strategy's parameters that are not JSON …).
     fallback: Callable[[BaseException], Record] | None = None
+    #: The (before, after) pair is already carried by an earlier step: nothing is verified or written.
+    duplicate: bool = False
 
 
 class Generator:
@@ -156,22 +167,28 @@ class Generator:
 
     def __init__(self, sources: Sequence[Source], config: GenerationConfig, *, verify: VerifyFn | None,
                  workers: int = 1, progress: Callable[[int, int], None] | None = None,
-                 strategies: Sequence[Strategy] | None = None):
+                 strategies: Sequence[Strategy] | None = None, verify_special: VerifyFn | None = None):
         self.sources = list(sources)
         self.config = config
         self.verify = verify
+        #: The same verification on special and large-magnitude inputs (``special_values``), run for every
+        #: N step that passed: a rewrite that overflows where its parent does not becomes a failure.
+        self.verify_special = verify_special
         self.workers = max(1, workers)
         #: ``progress(done, newly_planned)``: steps finished, and steps added to the known total.
         self.progress = progress or (lambda done, planned: None)
         names = config.strategies
         pool = all_strategies() if strategies is None else strategies
         #: Registered ones by default; a caller may pass instances (tests pass deliberately broken ones).
+        #: Registered ones in catalogue order by default: the plan order is the label precedence of a pair.
         self.strategies: list[Strategy] = [s for s in pool if names is None or s.name in names]
         self.generator = {"name": "steptp", "version": generator_version(), "seed": config.seed,
                           "config": config.to_json()}
 
     def run(self, writer: StepWriter) -> GenerationSummary:
         summary = GenerationSummary()
+        #: (parent hash, child hash) -> the step id that carries the pair (one label per pair).
+        self._pairs: dict[tuple[str, str], str] = {}
         seen: set[str] = set()
         with ThreadPoolExecutor(self.workers, thread_name_prefix="steptp-verify") as pool:
             frontiers = []
@@ -243,6 +260,9 @@ class Generator:
         if existing is not None:
             child = (program_from_json(existing["child"]["program"])
                      if existing["status"] != "failed" and existing.get("child") else None)
+            if existing.get("child"):
+                pair = (parent_state["hash"], existing["child"]["hash"])
+                self._pairs.setdefault(pair, existing["step_id"])
             return _Pending(build=lambda v, f: existing, future=None, child=child, resumed=existing)
         def fallback(exc: BaseException) -> Record:
             safe = {**common, "params": {str(k): repr(v) for k, v in planned.params.items()}}
@@ -256,6 +276,9 @@ class Generator:
             return _Pending(build=lambda v, f: step_record(**common, failure=failure), future=None,
                             child=None, fallback=fallback)
         step: AppliedStep = outcome
+        own_id = step_id(parent_state["hash"], s.name, planned.site, planned.params)
+        if self._pairs.setdefault((parent_state["hash"], program_hash(step.after)), own_id) != own_id:
+            return _Pending(build=lambda v, f: {}, future=None, child=None, duplicate=True)
         future = pool.submit(self._verify, step) if self.verify is not None else None
 
         def build(result: Mapping[str, Any] | None, failure: StepFailure | None) -> Record:
@@ -269,7 +292,12 @@ class Generator:
     def _verify(self, step: AppliedStep) -> Mapping[str, Any] | StepFailure:
         try:
             assert self.verify is not None
-            return self.verify(step.after, step.before)
+            result = self.verify(step.after, step.before)
+            if (self.verify_special is not None and step.exactness is Exactness.N
+                    and str(result.get("outcome")) in ("pass", "equal_pass")):
+                special = self.verify_special(step.after, step.before)
+                result = {**result, SPECIAL_VALUES_KEY: special_values_summary(special)}
+            return result
         except Exception as exc:
             return StepFailure("verification", "verifier_error", f"{type(exc).__name__}: {exc}",
                                traceback_summary(exc))
@@ -277,6 +305,10 @@ class Generator:
     def _flush_one(self, window: deque[_Pending], writer: StepWriter, summary: GenerationSummary,
                    children: list[tuple[Program, str]]) -> None:
         pending = window.popleft()
+        if pending.duplicate:
+            summary.duplicates += 1
+            self.progress(1, 0)
+            return
         if pending.resumed is not None:
             record = pending.resumed
             summary.count(record, resumed=True)
@@ -303,8 +335,9 @@ class Generator:
 
 def generate(sources: Iterable[Source], config: GenerationConfig, output: str | Path, *,
              verify: VerifyFn | None, workers: int = 1, progress: Callable[[int, int], None] | None = None,
-             strategies: Sequence[Strategy] | None = None) -> GenerationSummary:
+             strategies: Sequence[Strategy] | None = None,
+             verify_special: VerifyFn | None = None) -> GenerationSummary:
     """Run a generation into ``output`` (appending to, and resuming, what is already there)."""
     with StepWriter(output) as writer:
         return Generator(list(sources), config, verify=verify, workers=workers, progress=progress,
-                         strategies=strategies).run(writer)
+                         strategies=strategies, verify_special=verify_special).run(writer)

@@ -4,8 +4,9 @@
 sites of every registered strategy, and per site either every parameter combination (when there are at
 most ``params_per_site``) or that many distinct combinations drawn with an RNG seeded by the run seed,
 the state's hash, the strategy and the site — so the choice never depends on what else was planned or
-in which order. ``max_steps`` then keeps a balanced subset (round-robin over strategies, so a strategy
-with 400 sites cannot crowd out one with 3).
+in which order. ``max_steps`` then keeps a seeded subset drawn across strategies in proportion to
+their planned steps (every strategy with sites gets one when the budget allows, so neither a strategy
+with 400 sites nor a low catalogue number crowds the others out).
 
 ``attempt`` applies one planned step through ``apply_strategy`` and turns every way it can go wrong into
 a ``StepFailure`` with a stage and a kind: a refusal, bad parameters, an invalid result, an ungrounded
@@ -116,20 +117,40 @@ def param_choices(site: Site, per_site: int, rng: random.Random) -> list[dict[st
 
 
 def _balanced(steps: list[PlannedStep], limit: int, rng: random.Random) -> list[PlannedStep]:
-    """``limit`` steps, round-robin over strategies (each strategy's own order shuffled), in plan order."""
+    """``limit`` steps drawn across strategies in proportion to their planned steps, in plan order.
+
+    When ``limit`` covers every strategy, each gets one step and the rest of the budget is shared in
+    proportion to how many steps each planned beyond its first (largest remainders, ties broken by the
+    seeded RNG); otherwise ``limit`` strategies are drawn by the RNG (seeded by the state, so different
+    states draw different strategies) and each gives one step. Within a strategy the steps are a seeded
+    sample, so no strategy is favoured by its catalogue number.
+    """
     by_strategy: dict[str, list[int]] = {}
     for index, step in enumerate(steps):
         by_strategy.setdefault(step.strategy.name, []).append(index)
-    queues = []
-    for name in sorted(by_strategy, key=lambda n: steps[by_strategy[n][0]].strategy.number):
-        indices = by_strategy[name]
-        rng.shuffle(indices)
-        queues.append(indices)
+    names = sorted(by_strategy, key=lambda n: steps[by_strategy[n][0]].strategy.number)
+    if limit < len(names):
+        quota = dict.fromkeys(rng.sample(names, limit), 1)
+    else:
+        quota = dict.fromkeys(names, 1)
+        spare = limit - len(names)
+        extra = {n: len(by_strategy[n]) - 1 for n in names}
+        total = sum(extra.values())
+        if total <= spare:
+            quota = {n: len(by_strategy[n]) for n in names}
+        elif spare:
+            shares = {n: spare * extra[n] / total for n in names}
+            for n in names:
+                quota[n] += int(shares[n])
+            left = limit - sum(quota.values())
+            tiebreak = {n: rng.random() for n in names}
+            by_remainder = sorted(names, key=lambda n: (-(shares[n] - int(shares[n])), tiebreak[n]))
+            for n in by_remainder[:left]:
+                quota[n] += 1
     kept: list[int] = []
-    while len(kept) < limit and any(queues):
-        for queue in queues:
-            if queue and len(kept) < limit:
-                kept.append(queue.pop())
+    for name in names:
+        if name in quota:
+            kept.extend(rng.sample(by_strategy[name], quota[name]))
     return [steps[i] for i in sorted(kept)]
 
 

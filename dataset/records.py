@@ -179,6 +179,25 @@ def _unhonoured(result: Mapping[str, Any]) -> list[Any] | None:
     return None
 
 
+#: Where ``verification.result`` keeps the second verification of an N step on special inputs.
+SPECIAL_VALUES_KEY = "special_values_check"
+
+
+def special_values_summary(result: Mapping[str, Any]) -> dict[str, Any]:
+    """What the record keeps of the special-values verification: its outcome, errors and why."""
+    notes = result.get("notes") or []
+    return {"outcome": str(result.get("outcome")), "max_abs_error": result.get("max_abs_error"),
+            "max_rel_error": result.get("max_rel_error"), "error": result.get("error"),
+            "notes": [str(n) for n in notes][:5]}
+
+
+def _special_failed(result: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    special = result.get(SPECIAL_VALUES_KEY)
+    if isinstance(special, Mapping) and special.get("outcome") not in ("pass", "equal_pass"):
+        return special
+    return None
+
+
 def verification_json(result: Mapping[str, Any], exactness: Exactness | str) -> dict[str, Any]:
     """The record's ``verification``: the acceptance decision, a summary, and the whole result."""
     required = required_outcome(exactness)
@@ -187,6 +206,8 @@ def verification_json(result: Mapping[str, Any], exactness: Exactness | str) -> 
     unhonoured = _unhonoured(result)
     if unhonoured:
         accepted = False  # a loop kind the kernel did not honour: the step claims an effect it lacks
+    if _special_failed(result) is not None:
+        accepted = False  # an N step that breaks on special or large-magnitude inputs
     tolerances = {name: {k: v for k, v in out.items() if k in ("rtol", "atol") or "bound" in k}
                   for name, out in sorted((result.get("outputs") or {}).items()) if isinstance(out, Mapping)}
     seconds = [result.get(k) for k in ("build_seconds", "run_seconds", "time_seconds")]
@@ -233,6 +254,13 @@ def verification_failure(verification: Mapping[str, Any]) -> dict[str, Any] | No
     if verification.get("unhonoured_loops"):
         reason = f"the built kernel did not honour loop kind(s): {verification['unhonoured_loops']}"
         return {"stage": "verification", "kind": "unhonoured_loops", "reason": reason}
+    special = _special_failed(result)
+    if special is not None and outcome in ("pass", "equal_pass"):
+        detail = special.get("error") or "; ".join(special.get("notes") or []) or ""
+        reason = (f"numerically equivalent on the seeded inputs, but {special.get('outcome')} on special and "
+                  f"large-magnitude inputs (max abs error {special.get('max_abs_error')})"
+                  + (f": {detail}" if detail else ""))
+        return {"stage": "verification", "kind": "special_values", "reason": reason[:2000]}
     if outcome == "pass" and verification["required"] == "equal_pass":
         reason = ("an exact (E) step must be bitwise equal to its parent; outputs matched only within the "
                   f"tolerance (max abs error {result.get('max_abs_error')})")

@@ -13,10 +13,18 @@ Formats (one JSON object per line):
   nothing else in a turn or a row — the conversational format TRL's ``SFTTrainer`` and ms-swift read as is;
 * ``prompt-completion`` — ``{"prompt": TEXT, "completion": TEXT}`` (TRL's standard prompt-completion).
 
-The multi-answer form (``multi_answer=k``) makes one row per state with at least two verified steps:
-the prompt asks for ``k`` alternative single steps, the answer reasons about each in turn and gives a
-JSON list of ``k`` objects with the same keys. Alternatives are chosen deterministically, distinct
-strategies first.
+The prompt also says what the answer depends on (``context_lines``): the target the step is built and
+timed for (CPU ``llvm`` or GPU ``cuda``), the exactness rule, and a one-line definition of every
+registered strategy, generated from the registry — within ``CONTEXT_TOKEN_BUDGET`` Qwen tokens (the
+verifier's token counter; ``tests/pipeline/test_rendering.py`` asserts it).
+
+Which steps answer a state: where the state's records carry effects (``dataset.benefit``), the steps are
+ranked by the measured speedup over the parent, else the estimated one, and the row answers the
+best-ranked step; the multi-answer form (``multi_answer=k``) answers the top ``k`` in rank order. States
+whose records carry no effect (older datasets) keep the earlier behaviour: one row per verified step, and
+``k`` alternatives chosen deterministically, distinct strategies first. A multi-answer row needs at least
+two verified steps; the answer reasons about each in turn and gives a JSON list of objects with the same
+keys.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from dataset.benefit import has_effects, speedup
 from leir.dtypes import numel
 from strategies.registry import all_strategies
 
@@ -62,8 +71,40 @@ def tensor_lines(tensors: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
-def _strategy_names() -> str:
-    return ", ".join(s.name for s in all_strategies())
+#: Qwen tokens the target, the exactness rule and the strategy definitions may take together.
+CONTEXT_TOKEN_BUDGET = 1500
+_TARGETS = {
+    "llvm": ("Target: CPU (TVM llvm). The step is built, verified and timed there: P loops run on CPU "
+             "cores, V loops become vector lanes, B loops over bx/by/bz run in parallel and over tx/ty/tz "
+             "serially."),
+    "cuda": ("Target: GPU (TVM cuda). The step is built, verified and timed there: B loops bind blockIdx "
+             "(bx/by/bz) and threadIdx (tx/ty/tz), s tensors live in shared memory, l tensors in "
+             "registers."),
+}
+EXACTNESS_RULE = ("Exactness: an exact (E) strategy must give outputs bitwise identical to the program's; a "
+                  "numerically equivalent (N) one must agree within the dtype's tolerance, also on special "
+                  "and large-magnitude inputs (zeros, +-1e6, NaN, +-inf), so a rewrite that overflows "
+                  "where the program does not is wrong.")
+
+
+def target_of(record: Mapping[str, Any]) -> str:
+    """``cuda`` when the step was verified for a GPU, else ``llvm`` (the dataset's default target)."""
+    verification = record.get("verification") or {}
+    result = verification.get("result") if isinstance(verification, Mapping) else None
+    target = str((result or {}).get("target") or "llvm")
+    return "cuda" if target.startswith("cuda") else "llvm"
+
+
+def strategy_definitions() -> list[str]:
+    """One line per registered strategy: name, exactness (E, N or E/N per site) and its summary."""
+    return [f"- {i.name} ({i.exactness}): {i.summary.replace('``', '')}"
+            for i in (s.info() for s in all_strategies())]
+
+
+def context_lines(target: str = "llvm") -> list[str]:
+    """What the answer depends on: the target, the exactness rule, the strategies defined."""
+    return [_TARGETS[target], EXACTNESS_RULE, "", "Strategies (name, exactness, what it does):",
+            *strategy_definitions()]
 
 
 def prompt_text(record: Mapping[str, Any], alternatives: int = 1) -> str:
@@ -88,7 +129,7 @@ def prompt_text(record: Mapping[str, Any], alternatives: int = 1) -> str:
         "LEIR (canonical):",
         parent["leir"],
         "",
-        f"Strategies: {_strategy_names()}.",
+        *context_lines(target_of(record)),
         "",
         task,
         "Reason step by step inside <think></think>, " + shape,
@@ -133,9 +174,21 @@ def _order(record: Mapping[str, Any], seed: int) -> str:
     return hashlib.sha256(f"{seed}|{record['step_id']}".encode()).hexdigest()
 
 
+def ranked(records: Sequence[Mapping[str, Any]], seed: int = 0) -> list[Mapping[str, Any]]:
+    """A state's steps best first: by measured speedup, else estimated; no number last; ties seeded."""
+    def key(record: Mapping[str, Any]) -> tuple[int, float, str]:
+        value = speedup(record)
+        return (0, -value, _order(record, seed)) if value is not None else (1, 0.0, _order(record, seed))
+
+    return sorted(records, key=key)
+
+
 def choose_alternatives(records: Sequence[Mapping[str, Any]], k: int,
                         seed: int = 0) -> list[Mapping[str, Any]]:
-    """Up to ``k`` steps of one state: one per strategy first (seeded order), then the rest."""
+    """Up to ``k`` steps of one state: the top ``k`` by rank when they carry effects; otherwise one per
+    strategy first (seeded order), then the rest."""
+    if has_effects(records):
+        return ranked(records, seed)[:k]
     ordered = sorted(records, key=lambda r: _order(r, seed))
     first: list[Mapping[str, Any]] = []
     rest: list[Mapping[str, Any]] = []
@@ -146,20 +199,31 @@ def choose_alternatives(records: Sequence[Mapping[str, Any]], k: int,
     return (first + rest)[:k]
 
 
+def _answered(usable: Sequence[Mapping[str, Any]], seed: int) -> list[Mapping[str, Any]]:
+    """The steps single-answer rows answer (input order): a ranked state's best step, every step of a
+    state without effects."""
+    by_state: dict[str, list[Mapping[str, Any]]] = {}
+    for record in usable:
+        by_state.setdefault(record["parent"]["hash"], []).append(record)
+    best = {id(ranked(group, seed)[0]) for group in by_state.values() if has_effects(group)}
+    plain = {id(r) for group in by_state.values() if not has_effects(group) for r in group}
+    return [r for r in usable if id(r) in best or id(r) in plain]
+
+
 def render_texts(records: Sequence[Mapping[str, Any]], *, multi_answer: int = 1,
                  seed: int = 0) -> Iterator[tuple[str, str]]:
     """The (prompt, answer) texts of the rows ``render`` makes, in the same order.
 
-    One prompt is built per distinct (program name, parent program object): steps from one state share
-    their prompt, and an export renders tens of thousands of steps from a few hundred states. Keyed by
-    the program object itself (kept alive in the memo), so equal hashes of unequal programs never mix.
+    One prompt is built per distinct (program name, parent program object, target): steps from one state
+    share their prompt, and an export renders tens of thousands of steps from a few hundred states. Keyed
+    by the program object itself (kept alive in the memo), so equal hashes of unequal programs never mix.
     """
     usable = [r for r in records if renderable(r)]
     if multi_answer <= 1:
-        prompts: dict[tuple[str, int], tuple[Mapping[str, Any], str]] = {}
-        for record in usable:
+        prompts: dict[tuple[str, int, str], tuple[Mapping[str, Any], str]] = {}
+        for record in _answered(usable, seed):
             program = record["parent"]["program"]
-            key = (program_name(record), id(program))
+            key = (program_name(record), id(program), target_of(record))
             if key not in prompts:
                 prompts[key] = (program, prompt_text(record))
             yield prompts[key][1], answer_text(record)
@@ -176,7 +240,8 @@ def render_texts(records: Sequence[Mapping[str, Any]], *, multi_answer: int = 1,
 
 def render(records: Sequence[Mapping[str, Any]], fmt: str, *, multi_answer: int = 1,
            seed: int = 0) -> Iterator[dict[str, Any]]:
-    """SFT rows: one per verified step, or (``multi_answer`` >= 2) one per state with >= 2 steps."""
+    """SFT rows: one per state answering its best-ranked step (one per verified step where the state has
+    no effects), or (``multi_answer`` >= 2) one per state with >= 2 steps, its top ``k``."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     for prompt, answer in render_texts(records, multi_answer=multi_answer, seed=seed):

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +46,8 @@ def register(subparsers) -> None:
     gen.add_argument("--dtype", choices=("f32", "f64", "f16"), default="f32")
     gen.add_argument("--no-verify", action="store_true", help="record steps unverified (status unverified)")
     gen.add_argument("--no-cache", action="store_true", help="do not use the verification result cache")
+    gen.add_argument("--no-special-values", action="store_true",
+                     help="skip the second verification of N steps on special and large-magnitude inputs")
     gen.add_argument("--target", default="llvm")
     gen.add_argument("--no-progress", action="store_true")
     gen.add_argument("-o", "--output", required=True, metavar="STEPS.jsonl")
@@ -56,6 +59,8 @@ def register(subparsers) -> None:
     filt.add_argument("--policy", default="default")
     filt.add_argument("--seed", type=int, default=0)
     filt.add_argument("-o", "--output", required=True, metavar="KEPT.jsonl")
+    filt.add_argument("--negatives", metavar="NEGATIVES.jsonl",
+                      help="also write the harmful (slower) and failed steps, for preference data")
     filt.set_defaults(handler=run_filter)
 
     ren = subparsers.add_parser("render", help="render step records as SFT rows",
@@ -163,8 +168,9 @@ def make_verify(*, workers: int, cache: bool, target: str = "llvm", cache_dir: s
                       memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB)
     result_cache = cache_mod.ResultCache(cache_dir) if cache else None
 
-    def verify_step(after, before):
+    def verify_step(after, before, *, special_values: bool = False):
         return verify(after, parent=before, reference="parent", target=target, pool=pool,
+                      special_values=special_values,
                       cache=result_cache if result_cache is not None else False).to_json()
 
     return verify_step, pool
@@ -215,20 +221,23 @@ def run_generate(args: argparse.Namespace) -> int:
                               params_per_site=args.params_per_site,
                               max_steps_per_state=args.max_steps_per_state,
                               strategies=tuple(args.strategies) if args.strategies else None)
-    verify, pool = (None, None)
+    verify, pool, verify_special = (None, None, None)
     if not args.no_verify:
         verify, pool = make_verify(workers=args.workers, cache=not args.no_cache, target=args.target)
+        if not args.no_special_values:
+            verify_special = functools.partial(verify, special_values=True)
     progress = _Progress(not args.no_progress)
     try:
         summary = generate(sources, config, args.output, verify=verify, workers=args.workers,
-                           progress=progress)
+                           progress=progress, verify_special=verify_special)
     finally:
         progress.close()
         if pool is not None:
             pool.close()
     print(f"{len(sources)} source state(s); {summary.states} state(s) expanded; {summary.written} step(s) "
           f"written, {summary.resumed} already in {args.output}; verified {summary.verified}, failed "
-          f"{summary.failed}, unverified {summary.unverified}", file=sys.stderr)
+          f"{summary.failed}, unverified {summary.unverified}; {summary.duplicates} duplicate "
+          "(before, after) pair(s) left to the step that produced them first", file=sys.stderr)
     for name, row in summary.by_strategy.items():
         print(f"  {name:34} verified {row['verified']:5d}  failed {row['failed']:5d}"
               + (f"  unverified {row['unverified']:5d}" if row["unverified"] else ""), file=sys.stderr)
@@ -266,7 +275,7 @@ def _write_jsonl(path: str, rows) -> int:
 
 
 def run_filter(args: argparse.Namespace) -> int:
-    from dataset.filtering import apply_policy, distribution_table, get_policy
+    from dataset.filtering import apply_policy, distribution_table, effects_table, get_policy
 
     try:
         policy = get_policy(args.policy)
@@ -280,7 +289,14 @@ def run_filter(args: argparse.Namespace) -> int:
     count = _write_jsonl(args.output, result.kept)
     print(f"policy {policy.name}: {policy.description}")
     print(distribution_table(result, policy))
+    print(effects_table(result))
     print(f"kept {count} of {len(records)} record(s) -> {args.output}", file=sys.stderr)
+    if args.negatives:
+        negatives = _write_jsonl(args.negatives, result.negatives)
+        print(f"{negatives} negative(s) (slower or failed) -> {args.negatives}", file=sys.stderr)
+    elif result.negatives:
+        print(f"{len(result.negatives)} negative(s) (slower or failed) not written (--negatives)",
+              file=sys.stderr)
     return EXIT_OK
 
 

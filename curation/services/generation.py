@@ -67,11 +67,12 @@ def incomplete_workloads(depth: int, seed: int = 0) -> list[Workload]:
     return [w for w in candidates if not is_ingested(w, depth, seed)]
 
 
-def _verify_fn(target: str):
+def _verify_fn(target: str, *, special_values: bool = False):
     from verifier.verify import verify
 
     def verify_step(after, before):
-        return verify(after, parent=before, reference="parent", target=target).to_json()
+        return verify(after, parent=before, reference="parent", target=target,
+                      special_values=special_values).to_json()
 
     return verify_step
 
@@ -113,7 +114,9 @@ def generate_for_workload(
     )
     marker = import_marker(path)
     marker.unlink(missing_ok=True)  # until this run's import has finished
-    generate([Source(info, program)], config, path, verify=_verify_fn(target), progress=progress)
+    # N steps are verified again on special and large-magnitude inputs, as ``steptp generate`` does.
+    generate([Source(info, program)], config, path, verify=_verify_fn(target), progress=progress,
+             verify_special=_verify_fn(target, special_values=True))
     report = import_step_file(path)
     marker.write_text(f"{report.created + report.unchanged}\n", encoding="utf-8")
     return report

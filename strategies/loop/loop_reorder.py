@@ -31,8 +31,9 @@ class LoopReorder(Strategy):
     accessed by two statements of the block at different subscripts over them; every statement carries a
     dependence along at most one of them — or along several only when it is a reduction whose partial
     values nothing else in the block reads; a blockIdx-bound loop never ends up inside a threadIdx-bound
-    one. Exactness per site: when one statement reduces along two of the reordered loops, its terms are
-    summed in another order (N); otherwise each element sees the same operations in the same order (E).
+    one. Exactness per site: when the exchange changes the order of two reduction loops of one statement,
+    its terms are summed in another order (N); otherwise each element sees the same operations in the
+    same order (E).
     """
 
     number = 10
@@ -106,11 +107,21 @@ class LoopReorder(Strategy):
             + block.loops[j + 1:]
         return rebuild(program, site.path, block, loops)
 
-    def _reordered_reductions(self, program: Program, site: Site) -> list[str]:
+    def _reordered_reductions(self, program: Program, site: Site) -> list[tuple[str, list[str]]]:
+        """``(tensor, its reduction axes among the loops the exchange reorders)`` for every reduction
+        whose terms change order: one of the two exchanged loops is among its reduction axes and another
+        reduction axis lies between them (or is the other one) — only then do two of its axes swap."""
         block, i, j = self._positions(program, site)
-        names = {lp.var for lp in block.loops[i:j + 1]}
-        return [e.stmt.target.name for e in carried_statements(program, site.path)
-                if e.kind.value == "reduce" and len(set(e.reduce_vars) & names) > 1]
+        span = [lp.var for lp in block.loops[i:j + 1]]
+        swapped = {block.loops[i].var, block.loops[j].var}
+        found = []
+        for e in carried_statements(program, site.path):
+            if e.kind.value != "reduce":
+                continue
+            axes = [v for v in span if v in set(e.reduce_vars)]
+            if len(axes) > 1 and swapped & set(axes):
+                found.append((e.stmt.target.name, axes))
+        return found
 
     def exactness_at(self, program: Program, site: Site, params: Params) -> Exactness:
         return Exactness.N if self._reordered_reductions(program, site) else Exactness.E
@@ -131,12 +142,14 @@ class LoopReorder(Strategy):
                       "brings a loop into the position where a later split, tile, vectorisation or binding "
                       "wants it.")
         if reductions:
-            exact = (f"Numerically equivalent (N): {', '.join(reductions)} reduces along both {outer.var} "
-                     "and {inner.var}, so its terms are added in another order; the result agrees within "
-                     "the dtype tolerance, not bitwise.").replace("{inner.var}", inner.var)
+            parts = "; ".join(f"{name} reduces along {' and '.join(axes)}" for name, axes in reductions)
+            exact = (f"Numerically equivalent (N): {parts}, and the exchange of {outer.var} and {inner.var} "
+                     "changes the order of those reduction loops, so the terms are added in another order; "
+                     "the result agrees within the dtype tolerance, not bitwise.")
         else:
-            exact = ("Exact (E): every output element receives the same operations in the same order (no "
-                     "statement reduces along both loops), so the outputs are bitwise identical.")
+            exact = ("Exact (E): every output element receives the same operations in the same order (the "
+                     "exchange swaps no two reduction loops of any statement), so the outputs are bitwise "
+                     "identical.")
         return t.build(
             applicability=(f"In {where} the header {t.before(header_text(block.loops))} has the loops "
                            f"{t.before(loop_text(outer))} and {t.before(loop_text(inner))}; no dependence "

@@ -38,14 +38,15 @@ class ReductionFactorization(Strategy):
     partials are independent, so the ``k`` loop can then be parallelised, vectorised or bound.
     Precondition: a top-level block whose only item is a reduction with implicit init (``+ * max
     min``) and ``r`` one of its reduction loops, serial ``L``, of extent > 1, compared by
-    no guard. The terms are combined in
-    another grouping: numerically equivalent (N).
+    no guard. Exactness per site: a ``+`` or ``*`` reduction combines its terms in another grouping, so
+    rounding differs (N); ``max`` and ``min`` do not round — the partial maxima of any grouping give the
+    same maximum — so those are exact (E).
     """
 
     number = 18
     name = "reduction_factorization"
     level = Level.LOOP
-    exactness = Exactness.N
+    exactness = None
 
     def candidates(self, program: Program) -> list[Site]:
         sites = []
@@ -77,6 +78,9 @@ class ReductionFactorization(Strategy):
         if var_in_condition(block, var):
             return guard_refusal(var)
         return None
+
+    def exactness_at(self, program: Program, site: Site, params: Params) -> Exactness:
+        return Exactness.E if _combiner(program, site) in _EXACT_COMBINERS else Exactness.N
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
         var = site.get("loop")
@@ -136,10 +140,26 @@ class ReductionFactorization(Strategy):
                        f"vectorised or bound to threads) and only {factor} partials are combined per "
                        f"element, at the cost of a {part.target.name} buffer with {factor}x the elements "
                        f"of {name}."),
-            exactness=("Numerically equivalent (N): the terms are grouped differently (partial results "
-                       "combined at the end), so floating-point rounding differs; the result agrees within "
-                       "the dtype tolerance, not bitwise."),
+            exactness=_exactness_text(_combiner(before, site)),
         )
+
+
+#: Combiners whose result does not depend on the grouping of the terms (no rounding).
+_EXACT_COMBINERS = ("max", "min")
+
+
+def _combiner(program: Program, site: Site) -> str | None:
+    sinfo = program_info(program).statements.get(tuple(site.path) + (0,))
+    return sinfo.combiner if sinfo is not None else None
+
+
+def _exactness_text(combiner: str | None) -> str:
+    if combiner in _EXACT_COMBINERS:
+        return (f"Exact (E): {combiner} does not round, so the {combiner} of the partial results is the "
+                f"{combiner} of all the terms whatever their grouping; the outputs are bitwise identical.")
+    return ("Numerically equivalent (N): the terms are grouped differently (partial results combined at "
+            "the end), so floating-point rounding differs; the result agrees within the dtype tolerance, "
+            "not bitwise.")
 
 
 def _factors(extent: int) -> tuple[int, ...]:

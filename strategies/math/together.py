@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sympy
 
+from leir.ast import BinOp, Expr, walk_expr
 from strategies.math.algebraic import AlgebraicRewrite
 from strategies.math.sympy_bridge import Rewrite, SymExpr, Translation, divisors
 from strategies.registry import register
@@ -36,5 +37,21 @@ class Together(AlgebraicRewrite):
         return "It is a sum with a fraction whose denominator is not a literal"
 
     def rationale(self, rw: Rewrite, operand: str) -> str:
-        return ("One division instead of one per fraction: divisions are the slowest arithmetic on both "
-                "CPU and GPU, so the combined form trades them for multiplications.")
+        """Counts the divisions on both sides: the sentence never claims a saving the rewrite lacks."""
+        before, after = _divisions(rw.region.expr), _divisions(rw.new_expr)
+        if after < before:
+            return (f"{_count(after)} instead of {_count(before)}: divisions are the slowest arithmetic on "
+                    "both CPU and GPU, so the combined form trades them for multiplications.")
+        counts = (f"{_count(before)} before and after" if after == before else
+                  f"{_count(before)} before and {_count(after)} after")
+        return (f"{counts}: combining over one denominator saves no division here, so the step is worth "
+                "taking only as the input to a later rewrite (a cancellation or factorization of the "
+                "combined numerator).")
+
+
+def _divisions(expr: Expr) -> int:
+    return sum(1 for node in walk_expr(expr) if isinstance(node, BinOp) and node.op == "/")
+
+
+def _count(n: int) -> str:
+    return f"{n} division{'' if n == 1 else 's'}"

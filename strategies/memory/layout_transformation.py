@@ -119,10 +119,7 @@ class LayoutTransformation(Strategy):
         old_stride = stride_along(old_ref.indices, decl.shape, inner)
         new_stride = stride_along(new_ref.indices, new_shape, inner)
         elements, nbytes = numel(decl.shape), tensor_nbytes(decl.dtype, decl.shape)
-        strides = (f"along the statement's innermost loop over {inner} the read moves {old_stride} element(s) "
-                   f"per iteration before and {new_stride} after" if new_stride is not None and
-                   old_stride is not None else
-                   f"the read's address along the innermost loop over {inner} is now computed with // and %")
+        rationale = _rationale(elements, nbytes, inner, old_stride, new_stride)
         t = TraceBuilder()
         return t.build(
             applicability=(f"The statement in {describe_block(site.path)} reads the {decl.role} {tensor} "
@@ -131,8 +128,24 @@ class LayoutTransformation(Strategy):
             change=(f"Layout {spec}: {describe_layout(spec)}. A new block before it copies {tensor} with "
                     f"{t.after(canonical(copy_block)[:-1])} into {copy_name} of shape {list(new_shape)}, and "
                     f"the read becomes {t.after(canonical(new_ref))}."),
-            rationale=(f"The copy costs one pass over {elements} elements ({nbytes} bytes read and written); "
-                       f"in exchange {strides}, so consecutive iterations touch "
-                       f"{'adjacent' if new_stride in (0, 1) else 'other'} addresses of the copy."),
+            rationale=rationale,
             exactness="Exact (E): values are copied bit for bit and the layout map is a bijection.",
         )
+
+
+def _rationale(elements: int, nbytes: int, inner: str, old: int | None, new: int | None) -> str:
+    """The copy's cost, then what it buys: "in exchange" only when the read's stride gets shorter."""
+    cost = f"The copy costs one pass over {elements} elements ({nbytes} bytes read and written)"
+    if old is None or new is None:
+        return (f"{cost}; the read's address along the innermost loop over {inner} is now computed with // "
+                "and %, so the step pays off only as the input to a later one that needs this layout.")
+    moves = f"along the statement's innermost loop over {inner} the read moves"
+    if abs(new) < abs(old):
+        return (f"{cost}; in exchange {moves} {old} element(s) per iteration before and {new} after, so "
+                f"consecutive iterations touch {'adjacent' if new in (0, 1) else 'closer'} addresses of "
+                "the copy.")
+    if abs(new) == abs(old):
+        return (f"{cost} and buys no locality: {moves} {old} element(s) per iteration before and after, so "
+                "the step pays off only as the input to a later one that needs this layout.")
+    return (f"{cost} and makes the read worse: {moves} {old} element(s) per iteration before and {new} "
+            "after, so consecutive iterations touch addresses further apart than in the original.")

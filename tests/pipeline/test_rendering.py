@@ -81,3 +81,82 @@ def test_hugging_face_datasets_loads_the_rendered_file(records, tmp_path, monkey
         assert len(loaded) == len(records)
         if fmt == "messages":
             assert loaded[0]["messages"][2]["role"] == "assistant"
+
+
+# ------------------------------------------------------------------------ ranking by benefit
+
+
+def _with_effect(record, *, estimate, measured=None):
+    verdict = "faster" if (measured or estimate) > 1.05 else "neutral"
+    return dict(record, effect={
+        "target": "llvm", "estimate": {"parent": {}, "child": {}, "speedup": estimate, "verdict": verdict},
+        "measured": None if measured is None else {"parent_seconds": 1.0, "child_seconds": 1.0 / measured,
+                                                   "speedup": measured, "noise": 0.01, "repeats": 5,
+                                                   "verdict": verdict, "confidence": 0.9},
+        "verdict": verdict, "follow_up": None})
+
+
+def _states(records):
+    by_state = {}
+    for record in records:
+        by_state.setdefault(record["parent"]["hash"], []).append(record)
+    return {h: group for h, group in by_state.items() if len(group) >= 3}
+
+
+def _ranked_records(records):
+    """In every state with 3+ steps: estimates 1.00, 1.01, 1.02, ...; the first step also measured at 3.0,
+    which outranks every estimate (measured first, else the estimate)."""
+    out, best = [], {}
+    for state, group in _states(records).items():
+        for i, record in enumerate(group):
+            measured = 3.0 if i == 0 else None
+            out.append(_with_effect(record, estimate=1.0 + 0.01 * i, measured=measured))
+        best[state] = [group[0]["step_id"], *[r["step_id"] for r in reversed(group[1:])]]
+    return out, best
+
+
+def _by_child(records, state):
+    return {r["child"]["program"]["leir"]: r for r in records if r["parent"]["hash"] == state}
+
+
+def test_the_default_row_of_a_state_answers_its_best_ranked_step(records):
+    ranked_records, best = _ranked_records(records)
+    assert best, "no state with three steps"
+    rows = list(render(ranked_records, "messages"))
+    assert len(rows) == len(best)  # one row per state
+    for row, state in zip(rows, best, strict=True):  # states in input order
+        answer = json.loads(ANSWER.match(row["messages"][2]["content"])["answer"])
+        record = _by_child(ranked_records, state)[answer[IR_KEY]]
+        assert record["step_id"] == best[state][0]
+
+
+def test_multi_answer_returns_the_top_k_in_rank_order(records):
+    ranked_records, best = _ranked_records(records)
+    rows = list(render(ranked_records, "messages", multi_answer=3))
+    assert len(rows) == len(best)
+    for row, state in zip(rows, best, strict=True):
+        answers = json.loads(ANSWER.match(row["messages"][2]["content"])["answer"])
+        children = _by_child(ranked_records, state)
+        assert [children[a[IR_KEY]]["step_id"] for a in answers] == best[state][:3]
+
+
+# ------------------------------------------------------------- what the answer depends on
+
+
+def test_the_prompt_states_the_target_the_exactness_rule_and_every_strategy_within_budget(records):
+    from dataset.rendering import CONTEXT_TOKEN_BUDGET, context_lines, prompt_text
+    from strategies import all_strategies
+    from verifier.tokens import count_tokens
+
+    prompt = prompt_text(records[0])
+    assert "Target: CPU (TVM llvm" in prompt
+    assert "exact (E)" in prompt and "bitwise identical" in prompt and "numerically equivalent (N)" in prompt
+    for strategy in all_strategies():
+        info = strategy.info()
+        assert f"- {info.name} ({info.exactness}): " in prompt
+    assert "- reduction_factorization (E/N): " in prompt  # per-site exactness, as the registry says
+    on_gpu = dict(records[0], verification={"result": {"outcome": "pass", "target": "cuda"}})
+    assert "Target: GPU (TVM cuda)" in prompt_text(on_gpu)
+    for target in ("llvm", "cuda"):
+        used = count_tokens("\n".join(context_lines(target)))
+        assert used <= CONTEXT_TOKEN_BUDGET, f"{target}: {used} tokens > {CONTEXT_TOKEN_BUDGET}"

@@ -80,3 +80,18 @@ def test_refuses_an_output_and_an_intermediate():
         apply_strategy(program, NAME, Site((1, 0), (("tensor", "C"),)))
     norm = workload("level1/layer_norm")
     assert not any(s.get("tensor") == "J" for s in candidates(norm, NAME))
+
+
+@pytest.mark.parametrize(("tensor", "claim", "absent"), [
+    ("C", "in exchange along the statement's innermost loop over c the read moves 64 element(s) per "
+          "iteration before and 1 after", "worse"),
+    ("A", "makes the read worse: along the statement's innermost loop over c the read moves 1 element(s) "
+          "per iteration before and 64 after", "in exchange"),
+])
+def test_the_rationale_says_whether_the_new_stride_is_better_or_worse(tensor, claim, absent):
+    """matmul reads C down a column (stride 64) and A along a row (stride 1): transposing C shortens
+    its stride, transposing A lengthens it, and only the first may say it gains something "in exchange"."""
+    program = workload("level1/matmul")
+    index, _site = _index(program, (0, 0), tensor)
+    rationale = apply_strategy(program, NAME, index, {"layout": "transpose:0,1"}).trace.rationale
+    assert claim in rationale and absent not in rationale

@@ -49,3 +49,25 @@ def test_refuses_reorders_that_change_what_a_statement_reads():
     parallel = leir("input A: f32[4, 4]\noutput C: f32[4, 4]\n---\n"
                     "P^{4}_{i=0}L^{4}_{j=0}[C^{f32,g}_{i,j}=A^{f32,g}_{i,j};];")
     assert_refused(parallel, "loop_reorder", site)
+
+
+_THREE_AXES = ("input A: f32[4, 8, 6, 5]\noutput C: f32[4, 5]\n---\n"
+               "L^{4}_{a=0}L^{8}_{c=0}L^{6}_{d=0}L^{5}_{e=0}[C^{f32,g}_{a,e}=C^{f32,g}_{a,e}+A^{f32,g}_{a,c,d,e};];")
+
+
+def test_the_exactness_names_the_reduction_axes_not_the_swapped_loops():
+    """C reduces along c and d only: exchanging a (spatial) with d reorders c and d, so the step is N,
+    and the trace names c and d as the reduction axes, not a."""
+    step = apply_strategy(leir(_THREE_AXES), "loop_reorder", Site((0,), (("inner", "d"), ("outer", "a"))))
+    assert step.exactness.value == "N"
+    assert "C reduces along c and d" in step.trace.exactness
+    assert "along both a and d" not in step.trace.exactness
+    check_step(step)
+
+
+def test_exchanging_two_spatial_loops_around_reduction_loops_is_exact():
+    """a and e are spatial; the reduction loops c and d between them keep their order: E, not N."""
+    step = apply_strategy(leir(_THREE_AXES), "loop_reorder", Site((0,), (("inner", "e"), ("outer", "a"))))
+    assert step.exactness.value == "E"
+    assert "C reduces" not in step.trace.exactness
+    check_step(step)

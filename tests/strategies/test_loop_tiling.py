@@ -37,3 +37,35 @@ def test_refuses_reduction_loops_and_non_adjacent_loops():
     prime = leir("input A: f32[4, 7]\noutput C: f32[4, 7]\n---\n"
                  "L^{4}_{i=0}L^{7}_{j=0}[C^{f32,g}_{i,j}=A^{f32,g}_{i,j};];")
     assert candidates(prime, "loop_tiling") == []
+
+
+def _tiling_step(program, outer_tile, inner_tile):
+    site = candidates(program, "loop_tiling")[0]
+    return apply_strategy(program, "loop_tiling", site, {"outer_tile": outer_tile, "inner_tile": inner_tile})
+
+
+def test_the_footprint_counts_the_tile_not_the_loops_full_extents():
+    """8 x 4 of a 64 x 64 copy-plus-transpose: C and A are read over 32 elements each (A twice, as rows
+    and as columns: 32 distinct elements per access), 256 bytes in all — not the 32,800 bytes of the
+    whole range that the loops' full extents gave for every tile size."""
+    from strategies.loop.loop_tiling import _tile_bytes
+
+    program = leir("input A: f32[64, 64]\noutput C: f32[64, 64]\n---\n"
+                   "L^{64}_{i=0}L^{64}_{j=0}[C^{f32,g}_{i,j}=A^{f32,g}_{i,j}+A^{f32,g}_{j,i};];")
+    block = program.body.blocks[0]
+    assert _tile_bytes(program, block, {"i": 8, "j": 4}, ()) == 32 * 4 + 32 * 4
+    assert _tile_bytes(program, block, {"i": 1, "j": 1}, ()) == 4 + 4
+    step = _tiling_step(program, 8, 4)
+    assert "about 256 bytes" in step.trace.rationale and "stays in cache" in step.trace.rationale
+
+
+def test_the_cache_claim_follows_the_footprint_against_the_targets_l1():
+    """2 x 2 tiles over rows of 4096 floats touch 2 x 2 x 4096 x 4 bytes per tensor (128 KiB in all):
+    more than the 32 KiB L1 of the llvm target, and the trace says so instead of "stays in cache"."""
+    program = leir("input A: f32[4, 4, 4096]\noutput C: f32[4, 4, 4096]\n---\n"
+                   "L^{4}_{i=0}L^{4}_{j=0}L^{4096}_{k=0}[C^{f32,g}_{i,j,k}=A^{f32,g}_{i,j,k}*2;];")
+    step = _tiling_step(program, 2, 2)
+    rationale = step.trace.rationale
+    assert f"about {2 * 2 * 4096 * 4 * 2} bytes" in rationale
+    assert "does not stay in L1" in rationale and "stays in cache" not in rationale
+    check_step(step)

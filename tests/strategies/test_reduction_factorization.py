@@ -1,4 +1,4 @@
-"""reduction_factorization: a reduction becomes partial reductions and a combine (N)."""
+"""reduction_factorization: a reduction becomes partial reductions and a combine (N; E for max/min)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,19 @@ def test_a_max_reduction_is_combined_with_max():
     text = canonical(step.after.body)
     assert "L^{32}_{a=0}L^{8}_{" in text and "D^{f32,g}_{tx}=max(D^{f32,g}_{tx}," in text
     check_step(step)
+
+
+def test_splitting_a_max_reduction_is_exact():
+    """max does not round: any grouping of the partial maxima gives the same bits, so the step is E
+    (and verifies bitwise), not N with a "rounding differs" sentence; a sum stays N."""
+    program = workload("level1/softmax")  # D=max(D,A) over L^{256}_{a}; E=E+exp(...) over L^{256}_{a}
+    step = apply_strategy(program, "reduction_factorization", Site((0,), (("loop", "a"),)), {"factor": 8})
+    assert step.exactness.value == "E"
+    assert step.trace.exactness.startswith("Exact (E): max does not round")
+    assert "rounding differs" not in step.trace.exactness
+    check_step(step)  # equal_pass required for E
+    summed = apply_strategy(program, "reduction_factorization", Site((1,), (("loop", "a"),)), {"factor": 8})
+    assert summed.exactness.value == "N" and "rounding differs" in summed.trace.exactness
 
 
 def test_refuses_recurrences_spatial_loops_and_multi_statement_blocks():
