@@ -75,7 +75,8 @@ from leir.interpreter import (
 )
 from leir.semantics import ProgramInfo
 
-__all__ = ["UNIT_ROUNDOFF", "LIBRARY_ULPS", "UNDERFLOW", "ProgramBound", "OutputBound", "program_bound", "unit_roundoff"]
+__all__ = ["UNIT_ROUNDOFF", "LIBRARY_ULPS", "UNDERFLOW", "ProgramBound", "OutputBound", "program_bound",
+           "unit_roundoff"]
 
 #: Unit roundoff ``u`` (half an ulp of 1) of each float dtype: a correctly rounded operation's relative error.
 UNIT_ROUNDOFF: dict[str, float] = {"f16": 2.0**-11, "bf16": 2.0**-8, "f32": 2.0**-24, "f64": 2.0**-53}

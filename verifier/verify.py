@@ -223,6 +223,7 @@ def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np
     the worker passes a memoised one).
     """
     from leir.program import program_hash
+    from verifier.compare import EXACT_DTYPES
     from verifier.error_bound import program_bound
 
     notes = notes if notes is not None else []
@@ -236,7 +237,9 @@ def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np
     magnitudes: dict[str, np.ndarray] = {}
     programs = [program] + ([trusted] if program_hash(trusted) != program_hash(program) else [])
     sizes = [iteration_count(p) for p in programs]
-    if max(sizes) > max_iterations:
+    if all(dtype in EXACT_DTYPES for dtype in dtypes.values()):
+        pass  # integer and bool outputs are compared exactly: no bound to evaluate (nor its f64 arrays)
+    elif max(sizes) > max_iterations:
         note(f"error bound not evaluated: {max(sizes):,} statement executions > {max_iterations:,}; "
              "fixed per-dtype tolerance used")
     else:
