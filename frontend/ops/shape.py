@@ -601,7 +601,8 @@ def _source_table(n_in: int, n_out: int, scale, align: bool, dtype: str):
             result = F.interpolate(basis, scale_factor=float(scale), mode="linear", align_corners=align)
     weights = result[:, 0, :].T.double().numpy()
     if weights.shape != (n_out, n_in):
-        raise UnsupportedOperatorError("interpolate", detail=f"a resize of {n_in} to {n_out} with scale {scale}")
+        raise UnsupportedOperatorError("interpolate",
+                                       detail=f"a resize of {n_in} to {n_out} with scale {scale}")
     i0 = np.zeros(n_out, dtype=np.int64)
     i1 = np.zeros(n_out, dtype=np.int64)
     w0 = np.zeros(n_out)
