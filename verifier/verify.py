@@ -43,6 +43,7 @@ from verifier.reference import (
     TorchSourceReference,
     iteration_count,
     params_digest,
+    unstable_reference,
 )
 from verifier.result import Outcome, VerificationResult
 from verifier.sandbox import JobStatus, WorkerPool, raise_if_memory_error
@@ -380,6 +381,7 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
             out["reference"] = reference.kind
         except Exception as exc:
             out["notes"].append(f"reference {reference.kind} failed: {_err(exc)}")
+    unstable = expected is not None and unstable_reference(reference, arrays, expected, out["notes"])
     if expected is not None and out.get("reference") == "torch" and spec.special_values:
         expected = _nonfinite_by_f64(reference, outputs, expected, arrays, out["notes"])
     if expected is None and parent_outputs is not None:
@@ -391,7 +393,9 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
         out["bitwise_equal_parent"] = outputs_bitwise_equal(
             {k: outputs[k] for k in dtypes if k in outputs}, {k: parent_outputs[k] for k in dtypes
                                                                if k in parent_outputs})
-    if expected is None:
+    if unstable:
+        out["outcome"] = Outcome.UNSTABLE_REFERENCE.value
+    elif expected is None:
         out["outcome"] = Outcome.EXECUTE.value
     else:
         _stage("bound")
