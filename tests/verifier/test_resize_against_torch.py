@@ -17,41 +17,14 @@ from verifier.reference import TorchSourceReference
 from verifier.result import Outcome
 from verifier.verify import verify
 
-RESIZE = '''import torch
-import torch.nn as nn
-import torch.nn.functional as F
-
-MODE = "bicubic"
-SCALE = 2.0
-ALIGN = 0
-CHANNELS = 2
-DEPTH = 4
-SIDE = 8
-
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        return F.interpolate(x, scale_factor=SCALE, mode=MODE, align_corners=bool(ALIGN))
-
-def get_inputs():
-    if MODE == "trilinear":
-        return [torch.randn(1, CHANNELS, DEPTH, SIDE, SIDE)]
-    return [torch.randn(1, CHANNELS, DEPTH, SIDE)]
-
-def get_init_inputs():
-    return []
-'''
+SOURCE = Path(__file__).resolve().parent / "sources" / "resize.py"
 
 
-def _verify(tmp_path: Path, sets: dict):
+def _verify(sets: dict):
     from frontend.translate import translate_file
 
-    source = tmp_path / "resize.py"
-    source.write_text(RESIZE)
-    translation = translate_file(source, sets=sets, dtype="f32")
-    reference = TorchSourceReference(source, sets, "f32")
+    translation = translate_file(SOURCE, sets=sets, dtype="f32")
+    reference = TorchSourceReference(SOURCE, sets, "f32")
     return verify(translation.program, reference=reference, params=translation.values, cache=False)
 
 
@@ -62,8 +35,8 @@ def _verify(tmp_path: Path, sets: dict):
     {"SCALE": 2.5, "ALIGN": 1, "DEPTH": 7, "SIDE": 5},
     {"SCALE": 1.7, "DEPTH": 4, "SIDE": 150},
 ], ids=str)
-def test_bicubic_upsampling_passes_against_pytorch(tmp_path: Path, sets: dict):
-    result = _verify(tmp_path, {"MODE": "bicubic", **sets})
+def test_bicubic_upsampling_passes_against_pytorch(sets: dict):
+    result = _verify({"MODE": "bicubic", **sets})
     assert result.outcome is Outcome.PASS, result.summary()
     assert result.tolerance == "scaled" and result.max_error_ratio <= 1.0
 
@@ -74,7 +47,7 @@ def test_bicubic_upsampling_passes_against_pytorch(tmp_path: Path, sets: dict):
     {"SCALE": 2.0, "SIDE": 96, "ALIGN": 1},  # 17x at 128
     {"SCALE": 0.6, "SIDE": 100, "DEPTH": 8},
 ], ids=str)
-def test_trilinear_resizing_passes_against_pytorch(tmp_path: Path, sets: dict):
-    result = _verify(tmp_path, {"MODE": "trilinear", "CHANNELS": 1, **sets})
+def test_trilinear_resizing_passes_against_pytorch(sets: dict):
+    result = _verify({"MODE": "trilinear", "CHANNELS": 1, **sets})
     assert result.outcome is Outcome.PASS, result.summary()
     assert result.tolerance == "scaled" and result.max_error_ratio <= 1.0
