@@ -75,6 +75,9 @@ class Emitter:
         self.blocks: list[Block] = []
         self.inputs: list[Tensor] = []
         self.params: dict[object, KnownTensor] = {}
+        #: fx nodes of plain writes whose result depends on write order where their indices repeat
+        #: (``x[idx] = v``, ``index_put_``, ``scatter`` without reduce): the translation says so.
+        self.order_dependent: list[object] = []
 
     # -------------------------------------------------------------------------------------- tensors
 

@@ -66,7 +66,9 @@ class TorchReference:
         for name, pos in zip(self.translation.input_names, self.translation.input_positions, strict=True):
             if name in arrays:
                 like = self._defaults[pos]
-                args[pos] = torch.from_numpy(np.require(arrays[name], requirements="C")).to(like.dtype)
+                # a copy: a forward that writes its input in place (x.index_put_) must not change the
+                # caller's arrays, which the kernel, the error bound and a repeated run read again
+                args[pos] = torch.from_numpy(np.array(arrays[name], order="C", copy=True)).to(like.dtype)
         with torch.no_grad():
             for name, tensor in self.translation.torch_tensors.items():
                 if name in arrays:
@@ -87,6 +89,16 @@ class TorchReference:
                                f"{len(self.translation.output_names)} outputs")
         return {name: t.detach().cpu().numpy().copy()
                 for name, t in zip(self.translation.output_names, flat, strict=True)}
+
+    def serial_outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``outputs`` on one thread: writes through repeated indices then land in the source's own order
+        (the last in row-major order wins), whatever thread happened to write last in a parallel run."""
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return self.outputs(arrays)
+        finally:
+            torch.set_num_threads(threads)
 
     def measure_eager(self, arrays: Mapping[str, np.ndarray], timer: Callable[[Callable[[], Any]], T]) -> T:
         """``timer(call)`` where ``call`` runs the eager forward on ``arrays``, with gradients off once around

@@ -59,6 +59,11 @@ class Translation:
     torch_tensors: dict[str, torch.Tensor] = field(default_factory=dict, repr=False)
     #: Forward-argument positions of the LEIR inputs (non-tensor arguments have none).
     input_positions: tuple[int, ...] = ()
+    #: One line per plain write through indices that may repeat, with different values
+    #: (``x[idx] = v``, ``index_put_``, ``scatter``/``index_copy`` without reduce): where they repeat,
+    #: PyTorch keeps whichever of its threads wrote last, so the source's own result can change from run
+    #: to run; the translation keeps the last write in row-major order.
+    write_order: tuple[str, ...] = ()
 
 
 def _map_args(value: Any, env: dict[fx.Node, Any]) -> Any:
@@ -234,6 +239,16 @@ class _Translator:
         if target.op == "get_attr":
             self.attr_writes[str(target.target)] = result
         return None
+
+    def write_order_notes(self) -> tuple[str, ...]:
+        """What ``Translation.write_order`` says, once per source operation."""
+        notes = []
+        for node in dict.fromkeys(self.em.order_dependent):
+            where = self.location(node) or node.name
+            notes.append(f"{_node_op_name(node)} at {where} writes through indices that may repeat: where "
+                         "they do, PyTorch keeps whichever thread's write lands last (runs can differ); "
+                         "the translation keeps the last in row-major order")
+        return tuple(notes)
 
     def _seen(self, name: str) -> None:
         if name not in self.ops_seen:
@@ -448,6 +463,7 @@ def translate_module(model: torch.nn.Module, inputs: list[Any], *, target_neutra
         source_lines=tuple(sources),
         torch_tensors=torch_tensors,
         input_positions=tuple(translator.input_positions),
+        write_order=translator.write_order_notes(),
     )
 
 

@@ -57,7 +57,15 @@ from leir.ast import (
 )
 from leir.errors import LeirCheckError
 from leir.intervals import NEVER, Range, exact_range, index_range, linear, refine
-from leir.limits import MAX_LOOPS, MAX_NESTING, MAX_TERMS, depths, ensure_recursion_limit
+from leir.limits import (
+    MAX_EXTENT,
+    MAX_LOOPS,
+    MAX_NESTING,
+    MAX_TERMS,
+    depths,
+    ensure_recursion_limit,
+    spell_int,
+)
 from leir.promotion import concrete, natural_type, promote
 from leir.semantics import Diagnostic, ProgramInfo, Severity, StmtInfo, StmtKind, TensorInfo
 
@@ -65,10 +73,13 @@ __all__ = ["check", "require_valid", "CODES"]
 
 #: Every diagnostic code the checker emits, with what it means (used by docs and the CLI's --json).
 CODES: dict[str, str] = {
-    "bad-signature": "a signature entry with a duplicate name, an unknown role or a non-positive extent",
+    "bad-signature": "a signature entry with a duplicate name, an unknown role, or a dimension that is not "
+    f"positive or is above {MAX_EXTENT:,}",
     "unknown-loop-var": "a loop variable that no enclosing loop defines",
     "shadowed-loop-var": "a loop variable already defined by an enclosing loop (or the same header)",
     "bad-extent": "a loop extent that is zero or negative",
+    "extent-too-large": f"a loop extent above {MAX_EXTENT:,} (2^31 - 1: the lowering counts loops in int32; "
+    "docs/leir.md §7)",
     "bad-loop-kind": "a loop kind other than L P V U B",
     "empty-block": "a block with no items",
     "unsupported-dtype": "a dtype the language does not (yet) support",
@@ -263,7 +274,15 @@ class _Checker:
             if any(not isinstance(n, int) or n <= 0 for n in decl.shape):
                 self.error(
                     "bad-signature",
-                    f"tensor {decl.name} has shape {tuple(decl.shape)}; extents must be positive integers",
+                    f"tensor {decl.name} has shape {_shape(decl.shape)}; extents must be positive integers",
+                    decl,
+                    fragment=decl.name,
+                )
+            elif any(n > MAX_EXTENT for n in decl.shape):
+                self.error(
+                    "bad-signature",
+                    f"tensor {decl.name} has shape {_shape(decl.shape)}; a dimension may be at most "
+                    f"{MAX_EXTENT:,} (2^31 - 1, the lowering indexes in int32)",
                     decl,
                     fragment=decl.name,
                 )
@@ -287,7 +306,14 @@ class _Checker:
             if loop.extent <= 0:
                 self.error(
                     "bad-extent",
-                    f"loop {loop.var} has extent {loop.extent}; extents must be positive integers",
+                    f"loop {loop.var} has extent {spell_int(loop.extent)}; extents must be positive integers",
+                    loop,
+                )
+            elif loop.extent > MAX_EXTENT:
+                self.error(
+                    "extent-too-large",
+                    f"loop {loop.var} has extent {spell_int(loop.extent)}; the largest extent is "
+                    f"{MAX_EXTENT:,} (2^31 - 1: the lowering counts loops in int32)",
                     loop,
                 )
             if loop.var in RESERVED_NAMES:
@@ -331,7 +357,8 @@ class _Checker:
         ctx = _Ctx(ranges)
         self._arith(stmt.value, "i64" if target.dtype == "bool" else target.dtype)
         for index in target.indices:
-            self._arith(index, "index")
+            if type(index) is not Num:  # a literal index is checked against the shape (index-out-of-bounds)
+                self._arith(index, "index")
         if target.name not in self.facts and target.name not in self.known:
             # an intermediate's dtype/scope/rank come from its first write, even when its own RHS reads it
             rank = len(target.indices)
@@ -447,7 +474,8 @@ class _Checker:
             self._arith(expr.right, dtype)
         elif kind is TensorRef:
             for index in expr.indices:
-                self._arith(index, "index")
+                if type(index) is not Num:  # a literal index is checked against the shape
+                    self._arith(index, "index")
         elif kind is Call or kind is Paren:
             for child in (expr.args if kind is Call else (expr.inner,)):
                 self._arith(child, dtype)
@@ -595,8 +623,12 @@ class _Checker:
             if kind is Var and idx.name in ranges:  # the common case, without the general machinery
                 r = ranges[idx.name]
             elif kind is Num and idx.is_int:
-                if len(idx.text) > 18:
-                    continue  # reported as literal-out-of-range
+                if len(idx.text) > 18:  # beyond any dimension (and int32): say so without the digits
+                    if not ctx.dead:
+                        spelled = spell_int(int(idx.text)) if len(idx.text) < 4000 else idx.text[:6] + "…"
+                        self.error("index-out-of-bounds", f"index {d} of {name} is the literal {spelled}, "
+                                   f"beyond any dimension (at most {MAX_EXTENT:,})", ref)
+                    continue
                 r = (int(idx.text), int(idx.text))
             else:
                 if self._index(idx, ctx) != 0:
@@ -699,7 +731,8 @@ class _Checker:
         if isinstance(expr, Neg):
             return self._index(expr.operand, ctx)
         if isinstance(expr, BinOp):
-            status = max(self._index(expr.left, ctx), self._index(expr.right, ctx))
+            right = self._index(expr.right, ctx)
+            status = max(self._index(expr.left, ctx), right)
             if expr.op in ("/", "**"):
                 hint = " (use // for integer division)" if expr.op == "/" else ""
                 self.error(
@@ -712,15 +745,9 @@ class _Checker:
                 self.error("unknown-operator", f"operator {expr.op} does not exist in LEIR", expr)
                 return 2
             if expr.op in ("//", "%") and status != 2 and not ctx.dead:
-                divisor = index_range(expr.right, ctx.ranges) if status == 0 else None
+                divisor = index_range(expr.right, ctx.ranges) if right == 0 else None
                 if divisor is None or divisor[0] <= 0 <= divisor[1]:
-                    found = "a tensor value" if divisor is None else f"in [{divisor[0]}, {divisor[1]}]"
-                    self.error(
-                        "zero-divisor",
-                        f"the divisor of {expr.op} in this index can be zero ({_fragment(expr.right)} is "
-                        f"{found}); an index must divide by a value that is never zero",
-                        expr,
-                    )
+                    self.error("zero-divisor", _zero_divisor_message(expr, divisor), expr)
                     return 2
             return status
         if isinstance(expr, TensorRef):
@@ -883,8 +910,21 @@ class _Checker:
         return ProgramInfo(_in_source_order(self.diags), tensors, dict(self.stmts))
 
 
+def _zero_divisor_message(expr: BinOp, divisor: Range | None) -> str:
+    """Why the divisor of an index's ``//`` or ``%`` can be zero: a literal zero, a range that holds
+    zero, or a value read from a tensor."""
+    text = _fragment(expr.right)
+    if divisor == (0, 0):
+        why = f"is zero (`{text}`)"
+    elif divisor is None:
+        why = f"can be zero (`{text}` is read from a tensor, which may hold 0)"
+    else:
+        why = f"can be zero (`{text}` takes values in [{divisor[0]}, {divisor[1]}])"
+    return f"the divisor of {expr.op} in this index {why}; an index must divide by a value that is never zero"
+
+
 def _shape(shape) -> str:
-    return "(" + ", ".join(str(s) for s in shape) + ")"
+    return "(" + ", ".join(spell_int(s) if isinstance(s, int) else str(s) for s in shape) + ")"
 
 
 def check(program: Program) -> ProgramInfo:

@@ -65,6 +65,7 @@ from leir.ast import (
     Program,
     TensorRef,
     Var,
+    statements,
     strip_parens,
     tensor_refs,
 )
@@ -78,11 +79,12 @@ from leir.dtypes import (
     numpy_dtype,
 )
 from leir.errors import LeirCheckError, LeirError
+from leir.limits import statement_executions
 from leir.promotion import concrete, natural_type, promote
 from leir.rewrite import statement_at
 from leir.semantics import ProgramInfo, StmtKind
 
-__all__ = ["run", "InterpreterError"]
+__all__ = ["run", "InterpreterError", "MAX_EXECUTIONS", "check_budget"]
 
 
 class InterpreterError(LeirError):
@@ -93,6 +95,13 @@ class InterpreterError(LeirError):
 MAX_ELEMENTS = 1 << 28
 #: Most loop iterations evaluated as one NumPy batch (each live temporary is one array of this length).
 MAX_LANES = 1 << 20
+#: Most statement executions one run may ask for (``leir.limits.statement_executions``): about 2–15
+#: minutes at the vectorised pace of 0.1–0.75 µs per execution. Extents within the checker's limit can
+#: still nest to 10^12 executions, which no one waits for; the run is refused before anything is allocated.
+MAX_EXECUTIONS = 1 << 30
+#: Sequential loops whose extents sum to more than this are iterated lazily (``itertools.product`` holds
+#: every range it is given as a tuple: 36 GB for an extent of 10^9).
+_EAGER_PRODUCT = 1 << 16
 
 _UFUNCS = {"+": np.add, "-": np.subtract, "*": np.multiply, "max": np.maximum, "min": np.minimum}
 _erf = np.frompyfunc(math.erf, 1, 1)
@@ -299,7 +308,7 @@ class _Machine:
             for lp, grid in zip(vec, grids, strict=True):
                 env[lp.var] = np.tile(grid, lanes.n)
         vector = lanes.vector + tuple(lp.var for lp in vec if lp.extent > 1)
-        for values in itertools.product(*(range(lp.extent) for lp in seq)):
+        for values in _iterations([lp.extent for lp in seq]):
             for lp, v in zip(seq, values, strict=True):
                 env[lp.var] = np.full(n, v, dtype=np.int64)
             current = _Lanes(dict(env), n, vector)
@@ -534,7 +543,55 @@ def _call(func: str, args: list[np.ndarray], cdt: np.dtype) -> np.ndarray:
     return _convert(np.asarray(out), cdt) if out.dtype != cdt else out
 
 
+def _iterations(extents: list[int]):
+    """The loop values of a sequential nest in header order (the last loop fastest)."""
+    if sum(extents) <= _EAGER_PRODUCT:
+        yield from itertools.product(*(range(n) for n in extents))
+        return
+    values = [0] * len(extents)
+    if any(n <= 0 for n in extents):
+        return
+    while True:
+        yield tuple(values)
+        k = len(extents) - 1
+        while k >= 0:
+            values[k] += 1
+            if values[k] < extents[k]:
+                break
+            values[k] = 0
+            k -= 1
+        if k < 0:
+            return
+
+
 # ------------------------------------------------------------------------------------------ entry point
+
+
+def check_budget(program: Program, info: ProgramInfo, *, max_executions: int = MAX_EXECUTIONS) -> None:
+    """Refuse, before anything is allocated, a run that would execute more than ``max_executions``
+    statements or hold a tensor of more than ``MAX_ELEMENTS`` elements (``InterpreterError``, naming
+    the statement and its loops)."""
+    total = statement_executions(program.body)
+    if total > max_executions:
+        heaviest, loops = 0, ()
+        for _path, _stmt, around in statements(program.body):
+            count = math.prod(lp.extent for lp in around)
+            if count > heaviest:
+                heaviest, loops = count, around
+        where = ", ".join(f"{lp.var} {lp.extent:,}" + (f" (line {lp.pos.line}, column {lp.pos.column})"
+                                                       if lp.pos is not None else "") for lp in loops)
+        raise InterpreterError(
+            f"the program executes {total:,} statements (loops {where}); the reference interpreter's "
+            f"budget is {max_executions:,} (leir.interpreter.MAX_EXECUTIONS): run a smaller instance")
+    for name, tinfo in info.tensors.items():
+        size = math.prod(tinfo.shape)
+        if size > MAX_ELEMENTS:
+            raise InterpreterError(
+                f"{tinfo.role} {name} would have {size} elements (shape {tinfo.shape}); the reference "
+                f"interpreter stops at {MAX_ELEMENTS}"
+            )
+
+
 
 
 def run(
@@ -544,6 +601,7 @@ def run(
     info: ProgramInfo | None = None,
     return_all: bool = False,
     vectorise: bool = True,
+    max_executions: int = MAX_EXECUTIONS,
 ) -> dict[str, np.ndarray]:
     """Execute ``program`` on ``inputs`` (every input, param and const) and return its outputs.
 
@@ -554,12 +612,15 @@ def run(
     an invalid program raises ``LeirCheckError``. With ``return_all`` every tensor, intermediates
     included, is returned. ``bf16`` tensors come back as float32 arrays holding bf16 values.
     ``vectorise=False`` runs every loop one iteration at a time in program order — the literal
-    semantics, slow; the tests use it as the oracle for the vectorisation plan.
+    semantics, slow; the tests use it as the oracle for the vectorisation plan. A run of more than
+    ``max_executions`` statement executions, or with a tensor above ``MAX_ELEMENTS``, is refused before
+    anything is allocated (``check_budget``).
     """
     if info is None:
         info = require_valid(program)
     elif not info.ok:
         raise LeirCheckError(info.errors)
+    check_budget(program, info, max_executions=max_executions)
     signature = program.signature
     for name in inputs:
         decl = signature.get(name)
@@ -579,13 +640,7 @@ def run(
             )
         store[decl.name] = np.ascontiguousarray(cast_to(value, decl.dtype)).copy()
     for name, tinfo in info.tensors.items():
-        if name not in store:
-            size = math.prod(tinfo.shape)
-            if size > MAX_ELEMENTS:
-                raise InterpreterError(
-                    f"{tinfo.role} {name} would have {size} elements (shape {tinfo.shape}); the reference "
-                    f"interpreter stops at {MAX_ELEMENTS}"
-                )
+        if name not in store:  # sizes within MAX_ELEMENTS (check_budget)
             store[name] = np.zeros(tinfo.shape, dtype=numpy_dtype(tinfo.dtype))
     with np.errstate(all="ignore"):
         try:

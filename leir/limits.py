@@ -13,8 +13,14 @@ message (docs/leir.md §7):
   minus nest, where the left operand of an operator of the same precedence adds no level (so a long
   sum is flat, ``a-(b-(c-d))`` is three deep). Checked by the checker (``too-deep``).
 * ``MAX_LOOPS`` — loops around one statement, over all enclosing headers. Checked by the checker.
-* ``MAX_EXTENT`` — the largest loop extent: loop variables are ``i64``. The parser refuses a larger one
-  (``literal-out-of-range``, at its digits) before converting it, so 5,000 digits never reach ``int()``.
+* ``MAX_EXTENT`` — the largest loop extent and signature dimension: 2^31 − 1, since the lowering counts
+  loops and indexes tensors in int32. Checked by the checker (``extent-too-large``, ``bad-signature``)
+  with the position of the loop, so an extent of 10^29 is refused by ``check`` rather than failing inside
+  TVMScript in ``lower`` and with an ``OverflowError`` in ``run``. How much work a program may ask of the
+  NumPy interpreter is its own budget (``leir.interpreter.MAX_EXECUTIONS``, counted by
+  ``statement_executions``): nested extents within this limit can still multiply to 10^12.
+* ``MAX_LITERAL_EXTENT`` — the largest extent the parser converts (``i64``): a longer number is
+  refused at its digits (``literal-out-of-range``) before ``int()``, so 5,000 digits never reach it.
 
 ``ensure_recursion_limit`` raises Python's recursion limit enough for trees within ``MAX_TERMS``; it only
 ever raises it, so concurrent callers cannot lower it under one another.
@@ -24,11 +30,23 @@ from __future__ import annotations
 
 import sys
 
-from leir.ast import BinOp, Call, Compare, IfThenElse, Logical, Neg, Paren, TensorRef, strip_parens
+from leir.ast import (
+    Assign,
+    BinOp,
+    Block,
+    Call,
+    Compare,
+    IfThenElse,
+    Logical,
+    Neg,
+    Paren,
+    TensorRef,
+    strip_parens,
+)
 from leir.precedence import PRECEDENCE
 
-__all__ = ["MAX_TERMS", "MAX_NESTING", "MAX_LOOPS", "MAX_EXTENT", "tree_depth", "nesting_depth", "depths",
-           "ensure_recursion_limit"]
+__all__ = ["MAX_TERMS", "MAX_NESTING", "MAX_LOOPS", "MAX_EXTENT", "MAX_LITERAL_EXTENT", "tree_depth",
+           "nesting_depth", "depths", "ensure_recursion_limit", "statement_executions", "spell_int"]
 
 #: Deepest expression tree (and longest operator chain) any command accepts.
 MAX_TERMS = 1000
@@ -36,8 +54,12 @@ MAX_TERMS = 1000
 MAX_NESTING = 48
 #: Most loops around one statement.
 MAX_LOOPS = 64
-#: Largest loop extent: the largest ``i64``, the type loop variables (and index expressions) compute in.
-MAX_EXTENT = 2**63 - 1
+#: Largest loop extent and signature dimension (the lowering's loop counters and indices are int32).
+MAX_EXTENT = 2**31 - 1
+#: Digits of an integer a message spells in full; longer ones are shortened (see ``spell_int``).
+_SPELLED_DIGITS = 24
+#: Largest extent the parser converts: the largest ``i64``, what loop variables compute in.
+MAX_LITERAL_EXTENT = 2**63 - 1
 #: Recursion limit that covers walking a ``MAX_TERMS``-deep tree in every layer, TVM's parser included.
 RECURSION_LIMIT = 30 * MAX_TERMS
 
@@ -46,6 +68,36 @@ def ensure_recursion_limit() -> None:
     """Make sure Python's recursion limit is at least ``RECURSION_LIMIT`` (never lowers it)."""
     if sys.getrecursionlimit() < RECURSION_LIMIT:
         sys.setrecursionlimit(RECURSION_LIMIT)
+
+
+def spell_int(value: int) -> str:
+    """``value`` for a message: in full up to 24 digits, else its first digits and its length (a
+    5,000-digit dimension is not repeated in the error that refuses it)."""
+    text = str(abs(value)) if abs(value).bit_length() < 14000 else None  # str() refuses > 4300 digits
+    sign = "-" if value < 0 else ""
+    if text is not None and len(text) <= _SPELLED_DIGITS:
+        return sign + text
+    digits = len(text) if text is not None else int(abs(value).bit_length() * 0.30103) + 1
+    lead = text[:6] if text is not None else ""
+    return f"{sign}{lead}… ({digits:,} digits)" if lead else f"{sign}a number of about {digits:,} digits"
+
+
+def statement_executions(body) -> int:
+    """Statement executions of one run of a program ``body``: over its statements, the product of the
+    extents of the loops around each (what the interpreter evaluates), without recursion."""
+    total = 0
+    stack = [(block, 1) for block in body.blocks]
+    while stack:
+        block, outer = stack.pop()
+        count = outer
+        for loop in block.loops:
+            count *= loop.extent
+        for item in block.items:
+            if isinstance(item, Assign):
+                total += count
+            elif isinstance(item, Block):
+                stack.append((item, count))
+    return total
 
 
 def _children(node):

@@ -48,7 +48,7 @@ from leir.ast import (
 )
 from leir.descent import Descent, DescentFailure, tokenize
 from leir.errors import LeirSyntaxError, caret_snippet
-from leir.limits import MAX_EXTENT, MAX_TERMS, ensure_recursion_limit, tree_depth
+from leir.limits import MAX_LITERAL_EXTENT, MAX_TERMS, ensure_recursion_limit, tree_depth
 from leir.precedence import PRECEDENCE, needs_parens
 
 _GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
@@ -133,15 +133,15 @@ def _split_loops(text: str) -> tuple[tuple[str, str, str, int, int, int], ...]:
 
 
 def _extent(digits: str) -> int | None:
-    """The loop extent the digits spell, or ``None`` when it exceeds ``MAX_EXTENT``.
+    """The loop extent the digits spell, or ``None`` when it exceeds ``MAX_LITERAL_EXTENT``.
 
     Compared by length first: Python refuses to convert a string of more than 4300 digits to an int.
     """
     significant = digits.lstrip("0")
-    if len(significant) > len(str(MAX_EXTENT)):
+    if len(significant) > len(str(MAX_LITERAL_EXTENT)):
         return None
     value = int(significant or "0")
-    return value if value <= MAX_EXTENT else None
+    return value if value <= MAX_LITERAL_EXTENT else None
 
 
 @lru_cache(maxsize=4096)
@@ -205,7 +205,7 @@ class _Builder(Transformer):
                 spelled = digits if len(digits) <= 40 else digits[:40] + "…"
                 raise _ParseFailure(
                     f"loop extent {spelled} does not fit i64, the type of loop variables, whose largest "
-                    f"value is {MAX_EXTENT}",
+                    f"value is {MAX_LITERAL_EXTENT}",
                     self._sub_pos(tok, digits_start, digits_start + len(digits)), code="literal-out-of-range")
             if extent <= 0:
                 raise _ParseFailure(f"loop extent must be a positive integer, got {extent}", tok)

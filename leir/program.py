@@ -25,7 +25,7 @@ from typing import Any
 from leir.ast import DTYPES, ROLES, UNSUPPORTED_DTYPES, Pos, Program, Signature, TensorDecl, tensor_refs
 from leir.ast import statements as iter_statements
 from leir.errors import LeirFormatError
-from leir.limits import tree_depth
+from leir.limits import MAX_EXTENT, tree_depth
 from leir.parser import parse_body
 from leir.printer import canonical, pretty
 
@@ -34,6 +34,8 @@ _DECL_RE = re.compile(
     r"^\s*(?P<role>[a-z]+)\s+(?P<name>[A-Z][a-z]*)\s*:\s*(?P<dtype>[a-z0-9]+)\s*\[(?P<shape>[^\]]*)\]\s*$"
 )
 _KNOWN_DTYPES = frozenset(DTYPES) | frozenset(UNSUPPORTED_DTYPES)
+#: Longer dimensions are refused as they are read (the checker refuses the others above MAX_EXTENT).
+_DIMENSION_DIGITS = 40
 
 
 def _parse_decl(line: str, lineno: int) -> TensorDecl:
@@ -48,10 +50,16 @@ def _parse_decl(line: str, lineno: int) -> TensorDecl:
     if dtype not in _KNOWN_DTYPES:
         raise LeirFormatError(f"unknown dtype {dtype!r} (known: {', '.join(DTYPES)})", line=lineno)
     shape_text = match["shape"].strip()
+    parts = [part.strip() for part in shape_text.split(",")] if shape_text else []
+    for index, part in enumerate(parts):
+        if part.isdigit() and len(part) > _DIMENSION_DIGITS:
+            raise LeirFormatError(f"dimension {index} of {match['name']} has {len(part):,} digits "
+                                  f"({part[:6]}…); a dimension may be at most {MAX_EXTENT:,}", line=lineno)
     try:
-        shape = tuple(int(part) for part in shape_text.split(",")) if shape_text else ()
+        shape = tuple(int(part) for part in parts)
     except ValueError:
-        raise LeirFormatError(f"shape must be a list of integers, got [{shape_text}]", line=lineno) from None
+        quoted = shape_text if len(shape_text) <= 60 else shape_text[:60] + "…"
+        raise LeirFormatError(f"shape must be a list of integers, got [{quoted}]", line=lineno) from None
     if any(extent <= 0 for extent in shape):
         raise LeirFormatError(f"shape extents must be positive, got [{shape_text}]", line=lineno)
     column = match.start("name") + 1

@@ -61,6 +61,8 @@ def run_translate(args: argparse.Namespace) -> int:
     except LeirError as exc:
         print(f"steptp translate: {exc}", file=sys.stderr)
         return EXIT_INVALID
+    for note in translation.write_order:  # the source's own result can change from run to run
+        print(f"steptp translate: warning: {note}", file=sys.stderr)
     options = [*args.sets, *(f"input {s}" for s in args.input_shapes)]
     comment = f"translated from {path.name}" + (f" with {' '.join(options)}" if options else "")
     text = dump_program(translation.program, comment=comment)

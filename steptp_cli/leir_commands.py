@@ -268,12 +268,17 @@ def _random_inputs(program, seed: int) -> dict:
 def run_run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from leir.interpreter import InterpreterError, run
+    from leir.interpreter import InterpreterError, check_budget, run
 
     text, name = _read(args.file)
     program, info, reports = _parse_and_check(text, name)
     if program is None or not info.ok:
         _print_reports(name, text, [r for r in reports if r["severity"] == "error"])
+        return EXIT_INVALID
+    try:
+        check_budget(program, info)  # before the inputs are made: they can be the largest allocation
+    except InterpreterError as exc:
+        print(f"{name}: error: {exc}", file=sys.stderr)
         return EXIT_INVALID
     if args.inputs:
         try:

@@ -33,7 +33,8 @@ LADDER = ("answered", "different", "build", "execute", "pass", "equal_pass")
 #: The ladder level a verification outcome proves (outcomes that fail earlier prove only ``different``).
 _REACHED = {"build_error": "different", "check_error": "different", "runtime_error": "build",
             "crash": "build", "timeout": "build", "memory_limit": "build", "build": "build",
-            "execute": "execute", "fail": "execute", "pass": "pass", "equal_pass": "equal_pass"}
+            "execute": "execute", "fail": "execute", "unstable_reference": "execute", "pass": "pass",
+            "equal_pass": "equal_pass"}
 
 VerifyFn = Callable[[Program, Program], Mapping[str, Any]]
 

@@ -40,7 +40,8 @@ SAFETY = 2.0
 #: result either side, twice): the allowance of a computation with next to no roundings.
 FLOOR_ULPS = 4.0
 #: Version of the comparison rule, part of the result cache key: a changed rule must not serve old results.
-RULE_VERSION = "scaled-2"  # 2: ±inf in special values, the f64 rule against PyTorch, IEEE-safe lowering
+RULE_VERSION = "scaled-3"  # 2: ±inf in special values, the f64 rule against PyTorch, IEEE-safe lowering;
+#: 3: the underflow term η of every rounding below the normal range (issue 45)
 
 
 @dataclass

@@ -22,6 +22,12 @@ of Numerical Algorithms*, ch. 2–4), each operation adding its own rounding ``u
 * ``exp a``: ``|r|·expm1(Ea)``; ``log a``: ``−log1p(−Ea/|a|)``; ``sqrt a``: ``Ea / (√a + √(a−Ea))``;
   ``erf a``: its slope on ``[a−Ea, a+Ea]`` times ``Ea``; each plus the library's error (``LIBRARY_ULPS``);
 * ``max``/``min``/``abs``/negation add no rounding: ``max(Ea, Eb)``/``Ea``;
+* **underflow**: below the dtype's smallest normal number a rounding's error is no longer relative —
+  the result lands on the fixed grid of subnormals, off by up to half its spacing, ``η = u·tiny``
+  (f32 2^-150) — so each product, quotient, power, library call and narrowing cast also adds ``η``
+  (Higham §2.1: ``fl(x op y) = (x op y)(1 + δ) + η``). Sums and differences need no ``η``: where theirs
+  is subnormal it is exact. Without it a correct running product that shrinks into subnormals (a
+  ``cumprod`` over 256 values) failed by five subnormal steps against a bound of three;
 * a **reduction** ``X = X + t`` is a chain of such additions in the order the program is written:
   after ``n`` terms ``E = Σ Et + u·Σ_k |S_k|`` over its partial sums ``S_k`` — Wilkinson's running
   error bound, at most the classic ``γ_n·Σ|terms|`` (reached when all terms have one sign) and about
@@ -70,7 +76,8 @@ from leir.interpreter import (
 from leir.rewrite import statement_at
 from leir.semantics import ProgramInfo
 
-__all__ = ["UNIT_ROUNDOFF", "LIBRARY_ULPS", "ProgramBound", "OutputBound", "program_bound", "unit_roundoff"]
+__all__ = ["UNIT_ROUNDOFF", "LIBRARY_ULPS", "UNDERFLOW", "ProgramBound", "OutputBound", "program_bound",
+           "unit_roundoff"]
 
 #: Unit roundoff ``u`` (half an ulp of 1) of each float dtype: a correctly rounded operation's relative error.
 UNIT_ROUNDOFF: dict[str, float] = {"f16": 2.0**-11, "bf16": 2.0**-8, "f32": 2.0**-24, "f64": 2.0**-53}
@@ -78,13 +85,24 @@ UNIT_ROUNDOFF: dict[str, float] = {"f16": 2.0**-11, "bf16": 2.0**-8, "f32": 2.0*
 #: being [-1, 1]). libm's ``expf``/``logf`` are within 1 ulp (2u); the vectorised implementations PyTorch
 #: and LLVM use are specified within 4 ulps; ``erf`` gets twice that for the polynomial TVM lowers it to.
 LIBRARY_ULPS: dict[str, float] = {"exp": 8.0, "log": 8.0, "sqrt": 1.0, "erf": 16.0, "pow": 16.0}
+#: Absolute error of one rounding whose result falls below the normal range (gradual underflow): half
+#: the spacing of the dtype's subnormals, ``u·tiny`` (f64's, 2^-1075, is below what float64 holds: its
+#: whole spacing 2^-1074 stands in). Neither LLVM's CPU code nor PyTorch's CPU kernels flush subnormals
+#: to zero (no FTZ/DAZ), nor does nvrtc by default (``-ftz=false``); a flushing target would need ``tiny``.
+UNDERFLOW: dict[str, float] = {"f16": 2.0**-25, "bf16": 2.0**-134, "f32": 2.0**-150, "f64": 2.0**-1074}
 _SQRT_PI_HALF_INV = 2.0 / math.sqrt(math.pi)  # largest slope of erf
 _MANTISSA_BITS = {"f16": 11, "bf16": 8, "f32": 24, "f64": 53}
+_UNDERFLOW_BY_UNIT = {UNIT_ROUNDOFF[d]: eta for d, eta in UNDERFLOW.items()}
 
 
 def unit_roundoff(dtype: str) -> float:
     """``u`` of a float dtype; ``0`` for integer and bool dtypes (their arithmetic is exact)."""
     return UNIT_ROUNDOFF.get(dtype, 0.0)
+
+
+def _underflow(u: float) -> float:
+    """``η`` of the dtype whose unit roundoff is ``u`` (0 for exact arithmetic)."""
+    return _UNDERFLOW_BY_UNIT.get(u, 0.0)
 
 
 @dataclass
@@ -253,7 +271,7 @@ class _BoundMachine(_Machine):
             if is_float(ref.dtype):
                 ur = unit_roundoff(ref.dtype)
                 if ur > unit_roundoff(stored):
-                    e = e + ur * np.abs(v)
+                    e = e + ur * np.abs(v) + UNDERFLOW.get(ref.dtype, 0.0)
             else:
                 v = cast_to(v, ref.dtype).astype(np.float64)
                 return v, np.abs(v), np.zeros(lanes.n)
@@ -303,6 +321,7 @@ def _round_to(value: float, u: float) -> float:
 def _binary(op: str, a: Triple, b: Triple, u: float) -> Triple:
     va, ma, ea = a
     vb, mb, eb = b
+    eta = _underflow(u)
     with np.errstate(all="ignore"):
         if op in ("+", "-"):
             v = va + vb if op == "+" else va - vb
@@ -311,13 +330,13 @@ def _binary(op: str, a: Triple, b: Triple, u: float) -> Triple:
         if op == "*":
             v = va * vb
             e = np.abs(va) * eb + np.abs(vb) * ea + ea * eb
-            return v, ma * mb, e + u * (np.abs(v) + e)
+            return v, ma * mb, e + u * (np.abs(v) + e) + eta
         float64 = np.dtype(np.float64)
         v = _binop(op, va, vb, float64)
         if op == "/":
             margin = np.abs(vb) - eb
             e = np.where(margin > 0, (ea + np.abs(v) * eb) / margin, np.inf)
-            return v, np.where(vb != 0, ma / np.abs(vb), np.inf), e + u * (np.abs(v) + e)
+            return v, np.where(vb != 0, ma / np.abs(vb), np.inf), e + u * (np.abs(v) + e) + eta
         if op in ("//", "%"):
             # floor is a step function: where the quotient's error interval crosses an integer the kernel
             # may land on the other step (one whole step, |b| for ``%``)
@@ -336,7 +355,7 @@ def _binary(op: str, a: Triple, b: Triple, u: float) -> Triple:
             e = np.abs(v) * grow + np.abs(v) * np.abs(np.log(np.abs(va))) * eb
             e = np.where(eb > 0, e, np.abs(v) * grow)
             m = np.where(vb > 0, ma ** vb, np.abs(v))
-            return v, np.maximum(m, np.abs(v)), e + LIBRARY_ULPS["pow"] * u * (np.abs(v) + e)
+            return v, np.maximum(m, np.abs(v)), e + LIBRARY_ULPS["pow"] * u * (np.abs(v) + e) + eta
     raise InterpreterError(f"cannot bound operator {op}")
 
 
@@ -353,22 +372,23 @@ def _function(func: str, args: list[Triple], u: float) -> Triple:
         v = _call(func, [va], float64)
         r = np.abs(v)
         lib = LIBRARY_ULPS.get(func, 0.0) * u
+        eta = _underflow(u)
         if func == "exp":
             e = r * np.expm1(ea)
-            return v, r, e + lib * (r + e)
+            return v, r, e + lib * (r + e) + eta
         if func == "log":
             rel = np.where(va != 0, ea / np.abs(va), np.where(ea > 0, np.inf, 0.0))
             e = np.where(rel < 1, -np.log1p(-rel), np.inf)
-            return v, r, e + lib * r
+            return v, r, e + lib * r + eta
         if func == "sqrt":
             low = va - ea
             e = np.where(low > 0, ea / (np.sqrt(np.maximum(va, 0)) + np.sqrt(np.maximum(low, 0))),
                          np.sqrt(np.maximum(va, 0) + ea))
-            return v, r, e + lib * (r + e)
+            return v, r, e + lib * (r + e) + eta
         if func == "erf":
             nearest = np.maximum(np.abs(va) - ea, 0.0)
             e = np.minimum(_SQRT_PI_HALF_INV * np.exp(-nearest * nearest) * ea, 2.0)
-            return v, r, e + lib + u * r
+            return v, r, e + lib + u * r + eta
     raise InterpreterError(f"cannot bound function {func}")
 
 

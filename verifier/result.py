@@ -54,6 +54,9 @@ class Outcome(StrEnum):
     TIMEOUT = "timeout"
     MEMORY_LIMIT = "memory_limit"
     FAIL = "fail"
+    #: The PyTorch reference gave different outputs on repeated runs of the same inputs (duplicate-index
+    #: writes on several threads): neither pass nor fail, a note says what changed.
+    UNSTABLE_REFERENCE = "unstable_reference"
 
     @property
     def ok(self) -> bool:

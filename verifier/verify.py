@@ -43,6 +43,7 @@ from verifier.reference import (
     TorchSourceReference,
     iteration_count,
     params_digest,
+    unstable_reference,
 )
 from verifier.result import Outcome, VerificationResult
 from verifier.sandbox import JobStatus, WorkerPool, raise_if_memory_error
@@ -223,6 +224,7 @@ def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np
     the worker passes a memoised one).
     """
     from leir.program import program_hash
+    from verifier.compare import EXACT_DTYPES
     from verifier.error_bound import program_bound
 
     notes = notes if notes is not None else []
@@ -236,7 +238,9 @@ def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np
     magnitudes: dict[str, np.ndarray] = {}
     programs = [program] + ([trusted] if program_hash(trusted) != program_hash(program) else [])
     sizes = [iteration_count(p) for p in programs]
-    if max(sizes) > max_iterations:
+    if all(dtype in EXACT_DTYPES for dtype in dtypes.values()):
+        pass  # integer and bool outputs are compared exactly: no bound to evaluate (nor its f64 arrays)
+    elif max(sizes) > max_iterations:
         note(f"error bound not evaluated: {max(sizes):,} statement executions > {max_iterations:,}; "
              "fixed per-dtype tolerance used")
     else:
@@ -377,6 +381,7 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
             out["reference"] = reference.kind
         except Exception as exc:
             out["notes"].append(f"reference {reference.kind} failed: {_err(exc)}")
+    unstable = expected is not None and unstable_reference(reference, arrays, expected, out["notes"])
     if expected is not None and out.get("reference") == "torch" and spec.special_values:
         expected = _nonfinite_by_f64(reference, outputs, expected, arrays, out["notes"])
     if expected is None and parent_outputs is not None:
@@ -388,7 +393,9 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
         out["bitwise_equal_parent"] = outputs_bitwise_equal(
             {k: outputs[k] for k in dtypes if k in outputs}, {k: parent_outputs[k] for k in dtypes
                                                                if k in parent_outputs})
-    if expected is None:
+    if unstable:
+        out["outcome"] = Outcome.UNSTABLE_REFERENCE.value
+    elif expected is None:
         out["outcome"] = Outcome.EXECUTE.value
     else:
         _stage("bound")

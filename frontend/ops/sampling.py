@@ -9,7 +9,11 @@ by step: unnormalise, then clip (border) or reflect-and-clip (reflection).
 Resizing weights depend on shapes only. For bicubic and antialiased resizing they are taken from PyTorch
 itself: the resize is linear and separable, so running the very same ``F.interpolate`` call on one-hot
 inputs along one spatial dim gives that dim's (output × input) weight matrix exactly; its nonzero taps
-become small index/weight constants and the program applies one pass per spatial dim.
+become small index/weight constants and the program applies one pass per spatial dim. The one-hot inputs
+have the program's dtype: PyTorch computes the source coordinates and the cubic coefficients in that
+dtype's arithmetic (float for f32/f16, with the FMAs its compiler contracted), and a weight computed in
+float64 and rounded differs from them by several ulps — enough, with align_corners or a non-integer
+scale, for a correct translation to fail against PyTorch by 7× its error bound (issue 45).
 """
 
 from __future__ import annotations
@@ -164,11 +168,16 @@ def affine_grid(ctx, theta, size, align_corners=None):
 # -------------------------------------------------------------------------- resizing by PyTorch's weights
 
 
-def resize_weights(call, x_shape, out_shape, dim: int) -> np.ndarray:
-    """The (out × in) weights of spatial ``dim`` of the resize ``call`` (F.interpolate with fixed args)."""
+TORCH_FLOAT = {"f16": torch.float16, "f32": torch.float32, "f64": torch.float64}
+
+
+def resize_weights(call, x_shape, out_shape, dim: int, dtype: str = "f64") -> np.ndarray:
+    """The (out × in) weights of spatial ``dim`` of the resize ``call`` (F.interpolate with fixed args),
+    as PyTorch's kernel computes them for inputs of ``dtype``: each is one product with 1 and sums with
+    zeros, so exact."""
     n_in = x_shape[dim]
     shape = [n_in, 1, *x_shape[2:]]
-    basis = torch.zeros(shape, dtype=torch.float64)
+    basis = torch.zeros(shape, dtype=TORCH_FLOAT[dtype])
     for k in range(n_in):
         index = [k, 0] + [slice(None)] * (len(x_shape) - 2)
         index[dim] = k
@@ -180,7 +189,7 @@ def resize_weights(call, x_shape, out_shape, dim: int) -> np.ndarray:
     for o in range(out_shape[dim]):
         at = list(rest)
         at[dim - 2] = o
-        weights[o] = result[(slice(None), 0, *at)].numpy()
+        weights[o] = result[(slice(None), 0, *at)].double().numpy()
     return weights
 
 
@@ -202,10 +211,10 @@ def separable_resize(ctx, x: Tensor, call) -> Tensor:
     out_shape = ctx.shape
     current = x
     for dim in range(2, x.ndim):
-        if x.shape[dim] == out_shape[dim] and np.allclose(
-                resize_weights(call, x.shape, out_shape, dim), np.eye(x.shape[dim])):
+        weights = resize_weights(call, x.shape, out_shape, dim, ctx.dtype)
+        if x.shape[dim] == out_shape[dim] and np.array_equal(weights, np.eye(x.shape[dim])):
             continue
-        index, weight = taps(resize_weights(call, x.shape, out_shape, dim))
+        index, weight = taps(weights)
         key = ("resize", ctx.node.name, dim)
         index_t = ctx.em.add_known(key + ("index",), index, "i64", "const")
         weight_t = ctx.em.add_known(key + ("weight",), weight.astype(NP_FLOAT[ctx.dtype]), ctx.dtype, "const")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from leir.ast import Assign, Expr
+from leir.ast import Assign, Expr, Var, walk_expr
 from leir.dtypes import numel
 
 from .. import expr as E
@@ -155,13 +155,22 @@ def _combine(combiner: str, acc, value):
 
 
 def last_write(ctx, write: Write, dtype: str) -> Tensor:
-    """Plain writes: the last source position (row-major) that writes an element wins."""
+    """Plain writes: the last source position (row-major) that writes an element wins.
+
+    Where source positions with different values hit one element, PyTorch's CPU kernels keep whichever
+    thread wrote last (two runs can differ); such a write is recorded on the emitter
+    (``order_dependent``) and the translation says so. One value for every position (``x[idx] = 0``,
+    ``index_fill``) is the same whichever write wins.
+    """
     base, n = write.base, write.base.ndim
     winner = ctx.em.fresh(write.reach(), "i64")
     written = ctx.em.fresh(write.reach(), "i64")
 
     def body(*vs):
         o, s = list(vs[:n]), list(vs[n:])
+        source_vars = {v.name for v in s if isinstance(v, Var)}
+        if source_vars & {v.name for v in walk_expr(write.value(o, s)) if isinstance(v, Var)}:
+            ctx.em.order_dependent.append(ctx.node)
         hit = write.hits(o, s)
         at, seen = winner.ref(*o), written.ref(*o)
         # the winner stays a valid position (0) where nothing writes, so the gather below is in bounds

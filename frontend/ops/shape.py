@@ -580,20 +580,44 @@ def _nearest(ctx, x, shape, scales):
     return copy_block(ctx, shape, x.dtype, index, x)
 
 
-def _source_table(n_in: int, n_out: int, scale, align: bool):
-    """PyTorch's linear source indices (i0, i1) and the weight of i1 for each output position."""
-    i0, i1, lam = [], [], []
-    for dst in range(n_out):
-        if align:
-            src = (n_in - 1) / (n_out - 1) * dst if n_out > 1 else 0.0
+def _source_table(n_in: int, n_out: int, scale, align: bool, dtype: str):
+    """PyTorch's linear source indices (i0, i1) and their weights (w0, w1) for each output position.
+
+    Taken from PyTorch's own 1-D ``linear`` kernel run on one-hot inputs of ``dtype`` (the same per-dim
+    helper its bilinear and trilinear kernels call): it computes the source coordinate in that dtype's
+    arithmetic (float for f32, with the FMA its compiler contracted), and a weight computed in float64
+    instead differs by up to ``u·|coordinate|`` — at coordinates in the hundreds, 100× a correct
+    kernel's error bound (issue 45). Where a row has one nonzero weight, the other tap is the next index
+    (PyTorch reads it with weight 0, so an inf there still makes a NaN) unless the sizes are equal (a
+    copy) or the index is the last.
+    """
+    from .sampling import TORCH_FLOAT
+
+    basis = torch.eye(n_in, dtype=TORCH_FLOAT[dtype]).reshape(n_in, 1, n_in)
+    with torch.no_grad():
+        if scale is None:
+            result = F.interpolate(basis, size=n_out, mode="linear", align_corners=align)
         else:
-            ratio = (1.0 / scale) if scale is not None else n_in / n_out
-            src = max(ratio * (dst + 0.5) - 0.5, 0.0)
-        low = min(int(src), n_in - 1)
-        i0.append(low)
-        i1.append(low + (1 if low < n_in - 1 else 0))
-        lam.append(src - low)
-    return np.array(i0, dtype=np.int64), np.array(i1, dtype=np.int64), np.array(lam, dtype=np.float64)
+            result = F.interpolate(basis, scale_factor=float(scale), mode="linear", align_corners=align)
+    weights = result[:, 0, :].T.double().numpy()
+    if weights.shape != (n_out, n_in):
+        raise UnsupportedOperatorError("interpolate",
+                                       detail=f"a resize of {n_in} to {n_out} with scale {scale}")
+    i0 = np.zeros(n_out, dtype=np.int64)
+    i1 = np.zeros(n_out, dtype=np.int64)
+    w0 = np.zeros(n_out)
+    w1 = np.zeros(n_out)
+    for o, row in enumerate(weights):
+        cols = np.flatnonzero(row)
+        if cols.size == 0:
+            continue
+        i0[o] = cols[0]
+        w0[o] = row[cols[0]]
+        if cols.size > 1:
+            i1[o], w1[o] = cols[1], row[cols[1]]
+        else:
+            i1[o] = cols[0] if n_in == n_out else min(cols[0] + 1, n_in - 1)
+    return i0, i1, w0, w1
 
 
 def _multilinear(ctx, x, shape, scales, align):
@@ -605,13 +629,13 @@ def _multilinear(ctx, x, shape, scales, align):
     np_dtype = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[dtype]
     tables = []
     for j in range(n):
-        i0, i1, lam = _source_table(x.shape[lead + j], shape[lead + j], scales[j], align)
+        i0, i1, w0, w1 = _source_table(x.shape[lead + j], shape[lead + j], scales[j], align, dtype)
         key = ("interp", ctx.node.name, j)
         tables.append((
             ctx.em.add_known(key + ("i0",), i0, "i64", "const"),
             ctx.em.add_known(key + ("i1",), i1, "i64", "const"),
-            ctx.em.add_known(key + ("w0",), (1.0 - lam).astype(np_dtype), dtype, "const"),
-            ctx.em.add_known(key + ("w1",), lam.astype(np_dtype), dtype, "const"),
+            ctx.em.add_known(key + ("w0",), w0.astype(np_dtype), dtype, "const"),
+            ctx.em.add_known(key + ("w1",), w1.astype(np_dtype), dtype, "const"),
         ))
     out = ctx.em.fresh(shape, dtype)
 

@@ -156,3 +156,30 @@ def test_elements_the_bound_says_little_about_are_counted():
     result = compare(expected + 0.5 * np.array([0, 1, 0, 1]), expected, "f64", allowance=allowance)
     assert result.ok and result.loose_elements == 2
     assert compare(expected, expected, "f64", allowance=np.full(4, 1e-9)).loose_elements == 0
+
+
+def test_an_exact_boolean_program_evaluates_no_error_bound():
+    """Bool and integer outputs are compared exactly: the f64 bound arrays are never made (issue 45)."""
+    from leir.interpreter import run
+    from leir.program import load_program
+    from verifier.error_bound import program_bound
+    from verifier.inputs import make_inputs
+    from verifier.verify import bounded_compare
+
+    program = load_program("input A: f32[64, 64]\noutput C: bool[64, 64]\n---\n"
+                           "B^{64}_{tx=0}L^{64}_{a=0}[C^{bool,g}_{tx,a}=if_then_else(exp(A^{f32,g}_{tx,a})>1,1,0);];\n")
+    arrays = make_inputs(program, seed=0)
+    outputs = run(program, arrays)
+    evaluated = []
+
+    def bound(p, a):
+        evaluated.append(p)
+        return program_bound(p, a).outputs
+
+    notes: list[str] = []
+    (result,) = bounded_compare(program, program, outputs, outputs, arrays, notes=notes, bound=bound).values()
+    assert result.ok and result.method == "exact" and result.size == 64 * 64
+    assert evaluated == [] and notes == []
+    flipped = {"C": ~outputs["C"]}
+    (wrong,) = bounded_compare(program, program, flipped, outputs, arrays, bound=bound).values()
+    assert not wrong.ok and wrong.mismatches == 64 * 64 and evaluated == []

@@ -4,7 +4,7 @@ The float evaluation is the LEIR interpreter in the program's own dtypes, one it
 program order (``vectorise=False``: the language's literal semantics, the order the kernel runs in); the
 exact value is the bound's own float64 evaluation. Each program exercises one rule of
 ``verifier.error_bound`` (sums, products, division, exp/log/sqrt/erf, max, conditions, recurrences, cast
-reads, accumulation after a write, nested blocks).
+reads, accumulation after a write, nested blocks, a running product that underflows).
 """
 
 from __future__ import annotations
@@ -71,6 +71,11 @@ output C: f32[2]
 B^{2}_{tx=0}L^{4096}_{a=0}[D^{f64,g}_{tx}=D^{f64,g}_{tx}+A^{f64,g}_{tx,a};];
 B^{2}_{tx=0}[C^{f32,g}_{tx}=D^{f32,g}_{tx}*0.1;];
 """,
+    "running product into subnormals": """input A: f32[4, 1024]
+output C: f32[4, 1024]
+---
+B^{4}_{tx=0}L^{1024}_{a=0}[C^{f32,g}_{tx,a}=if_then_else(a-1<0,1,C^{f32,g}_{tx,a-1})*(A^{f32,g}_{tx,a}*0.75);];
+""",
     "half precision": """input A: f16[2, 256]
 output C: f16[2]
 ---
@@ -94,10 +99,28 @@ def test_float_evaluation_stays_inside_the_bound(name: str, seed: int):
         assert np.isfinite(data.error).all() and (data.error >= 0).all()
         assert (error <= data.error).all(), (name, float((error / np.maximum(data.error, 1e-300)).max()))
         # and the bound is a bound, not a wall: within a few hundred times the error actually made
-        # wherever the program makes one worth measuring
-        made = error > 100 * UNIT_ROUNDOFF[program.signature.get(output).dtype] * np.abs(data.value)
+        # wherever the program makes one worth measuring (in the normal range: below it the bound is the
+        # absolute underflow term, however far below the value has shrunk)
+        dtype = program.signature.get(output).dtype
+        normal = np.abs(data.value) >= np.finfo(np.float16 if dtype == "f16" else np.float32).tiny
+        made = normal & (error > 100 * UNIT_ROUNDOFF[dtype] * np.abs(data.value))
         if made.any():
             assert np.median(data.error[made] / error[made]) < 1e4
+
+
+def test_a_running_product_into_subnormals_needs_the_underflow_term(monkeypatch):
+    """Without ``η`` the bound of a product that shrinks below f32's normal range is broken (issue 45)."""
+    import verifier.error_bound as error_bound
+
+    program = load_program(PROGRAMS["running product into subnormals"])
+    arrays = make_inputs(program, seed=0)
+    actual = np.asarray(run(program, arrays, vectorise=False)["C"], dtype=np.float64)
+    (data,) = program_bound(program, arrays).outputs.values()
+    subnormal = (np.abs(data.value) < np.finfo(np.float32).tiny) & (actual != 0)
+    assert subnormal.sum() > 20 and (np.abs(actual - data.value) <= data.error).all()
+    monkeypatch.setattr(error_bound, "_UNDERFLOW_BY_UNIT", {})
+    (without,) = program_bound(program, arrays).outputs.values()
+    assert (np.abs(actual - without.value) > without.error).any()
 
 
 def test_value_and_magnitude_are_the_float64_sum_and_the_sum_of_absolute_terms():
