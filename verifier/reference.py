@@ -18,13 +18,16 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
 from leir.ast import Program, statements
+from verifier.result import TimingStats
+
+T = TypeVar("T")
 
 #: Interpreting beyond this many statement executions takes too long to be worth it per verification.
 INTERPRETER_MAX_ITERATIONS = 2_000_000
@@ -106,13 +109,13 @@ class TorchSourceReference:
         self.dtype = dtype
         #: ``--input-shape INDEX=SHAPE`` resizes of get_inputs() entries.
         self.input_shapes = {int(k): tuple(v) for k, v in (input_shapes or {}).items()}
-        self._impl = None
+        self._impl: _EagerModule | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {"path": self.path, "sets": self.sets, "dtype": self.dtype, "input_shapes": self.input_shapes,
                 "_impl": None}
 
-    def _torch(self):
+    def _torch(self) -> _EagerModule:
         if self._impl is None:
             # Before the frontend's concrete run folds constants with torch (``frontend.torch_math``).
             importlib.import_module("frontend.torch_math").settle()
@@ -138,7 +141,7 @@ class TorchSourceReference:
         """The file's own ``get_inputs()`` values by LEIR name (what ``time_eager`` can be given)."""
         return self._torch().inputs()
 
-    def time_eager(self, arrays: Mapping[str, np.ndarray], **options: Any):
+    def time_eager(self, arrays: Mapping[str, np.ndarray], **options: Any) -> tuple[TimingStats, str]:
         """Time the eager module's forward on ``arrays`` with ``verifier.timing``'s protocol.
 
         Returns ``(TimingStats, what was timed)``; the frontend runs the forward (torch is its business)."""
@@ -146,6 +149,20 @@ class TorchSourceReference:
 
         stats = self._torch().measure_eager(arrays, lambda call: time_callable(call, **options))
         return stats, "eager forward only"
+
+
+class _EagerModule(Protocol):
+    """What ``frontend.reference.TorchReference`` offers (reached by name: only the frontend imports
+    torch)."""
+
+    def outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]: ...
+
+    def params(self) -> dict[str, np.ndarray]: ...
+
+    def inputs(self) -> dict[str, np.ndarray]: ...
+
+    def measure_eager(self, arrays: Mapping[str, np.ndarray],
+                      timer: Callable[[Callable[[], Any]], T]) -> T: ...
 
 
 def params_digest(params: Mapping[str, np.ndarray] | None) -> str:
