@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -22,7 +22,6 @@ from leir import ast as A
 from leir.semantics import ProgramInfo
 
 if TYPE_CHECKING:
-    from verifier.build import Kernel
     from verifier.lowering import Param
 
 #: Programs with more top-level blocks than this are built in parts by default (``build(split=...)``).
@@ -113,10 +112,25 @@ def split_program(program: A.Program, info: ProgramInfo, group_blocks: int) -> l
     return parts
 
 
+class PartKernel(Protocol):
+    """What a part is built as: a ``verifier.build.Kernel``, named by its shape because ``build``
+    imports this module."""
+
+    target: dict[str, Any]
+    versions: dict[str, str]
+
+    def run(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]: ...
+
+    def time(self, arrays: Mapping[str, np.ndarray], *, number: int = 1, repeat: int = 3,
+             min_repeat_ms: int = 0) -> list[float]: ...
+
+    def source(self, kind: str = "tir") -> str: ...
+
+
 class SplitKernel:
     """The parts of a split program, built; ``run``/``time``/``source`` as ``Kernel`` offers them."""
 
-    def __init__(self, program: A.Program, params: tuple[Param, ...], kernels: list[Kernel | SplitKernel],
+    def __init__(self, program: A.Program, params: tuple[Param, ...], kernels: list[PartKernel],
                  parts: list[Part]) -> None:
         self.program = program
         self.params = params
@@ -158,7 +172,7 @@ class SplitKernel:
 
 
 def build_split(program: A.Program, target: dict[str, Any], info: ProgramInfo, group_blocks: int,
-                build_one: Callable[[A.Program], Kernel | SplitKernel],
+                build_one: Callable[[A.Program], PartKernel],
                 params: tuple[Param, ...]) -> SplitKernel:
     parts = split_program(program, info, group_blocks)
     kernels = [build_one(part.program) for part in parts]
