@@ -90,6 +90,11 @@ class TorchReference:
         return {name: t.detach().cpu().numpy().copy()
                 for name, t in zip(self.translation.output_names, flat, strict=True)}
 
+    @property
+    def write_order_notes(self) -> tuple[str, ...]:
+        """The translation's notes on writes whose result depends on write order."""
+        return tuple(self.translation.write_order)
+
     def serial_outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """``outputs`` on one thread: writes through repeated indices then land in the source's own order
         (the last in row-major order wins), whatever thread happened to write last in a parallel run."""

@@ -56,6 +56,7 @@ from leir.ast import (
     Block,
     Call,
     Compare,
+    Expr,
     IfThenElse,
     Inf,
     Logical,
@@ -161,7 +162,7 @@ def _stmt_refs(stmt: Assign) -> list[TensorRef]:
     return refs
 
 
-def _fast_reductions(block: Block) -> dict[int, tuple[str, object]]:
+def _fast_reductions(block: Block) -> dict[int, tuple[str, Expr]]:
     """Statements of a top-level block that can run as an unbuffered scatter ``X ⊕= rest``.
 
     Eligible: the only writer of X in the block, X appears in it only as the combiner operand at the LHS
@@ -177,7 +178,7 @@ def _fast_reductions(block: Block) -> dict[int, tuple[str, object]]:
         writers.setdefault(s.target.name, []).append(s)
         for ref in _stmt_refs(s)[1:]:
             readers.setdefault(ref.name, set()).add(id(s))
-    fast: dict[int, tuple[str, object]] = {}
+    fast: dict[int, tuple[str, Expr]] = {}
     for name, ws in writers.items():
         if len(ws) != 1:
             continue
@@ -247,7 +248,7 @@ class _Machine:
         self.info = info
         self.store = store
         self.plans: dict[int, _BlockPlan] = {}
-        self.fast: dict[int, tuple[str, object]] = {}
+        self.fast: dict[int, tuple[str, Expr]] = {}
         #: loops around every statement of the current top-level block
         self.loops: dict[int, tuple] = {}
         #: scatter updates held back until the end of the top-level block (see ``_scatter``)

@@ -28,6 +28,7 @@ from leir.errors import LeirError
 from leir.printer import canonical
 from leir.program import program_from_json, program_to_json
 from tuner.policies.answers import AnswerFailure, answer_objects, match_step
+from tuner.policies.llm import LLMPolicy
 
 LADDER = ("answered", "different", "build", "execute", "pass", "equal_pass")
 #: The ladder level a verification outcome proves (outcomes that fail earlier prove only ``different``).
@@ -77,7 +78,8 @@ def _rates(items: list[dict[str, Any]]) -> dict[str, Any]:
     return rates
 
 
-def evaluate_single(records: Iterable[Record], policy, verify: VerifyFn, *, limit: int | None = None,
+def evaluate_single(records: Iterable[Record], policy: LLMPolicy, verify: VerifyFn, *,
+                    limit: int | None = None,
                     progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Ask ``policy`` (an ``LLMPolicy``) once per verified record; the ladder rates and every item."""
     items: list[dict[str, Any]] = []

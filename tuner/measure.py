@@ -80,19 +80,20 @@ class Measurer:
                         reuse_timings=self.reuse_timings).to_json()
         verification = verification_json(result, exactness)
         if _contraction_may_explain(verification) and self.exact_twin is not None:
-            self._judge_on_twin(verification, after, before)
+            self._judge_on_twin(verification, after, before, self.exact_twin)
         return Measurement(verification["accepted"], _number(result.get("speedup_vs_source")),
                            _median(result.get("timing")), verification,
                            _median(result.get("source_timing")))
 
-    def _judge_on_twin(self, verification: dict[str, Any], after: Program, before: Program) -> None:
+    def _judge_on_twin(self, verification: dict[str, Any], after: Program, before: Program,
+                       exact_twin: str) -> None:
         """Accept an exact step that is bitwise equal to its parent on ``exact_twin`` (module docstring)."""
         from verifier.verify import verify
 
-        twin = verify(after, parent=before, target=self.exact_twin, reference="parent", pool=self.pool,
+        twin = verify(after, parent=before, target=exact_twin, reference="parent", pool=self.pool,
                       cache=self.cache, reuse=self.reuse).to_json()
         verification["result"]["exactness_check"] = {
-            "target": self.exact_twin, "outcome": twin.get("outcome"),
+            "target": exact_twin, "outcome": twin.get("outcome"),
             "max_abs_error": twin.get("max_abs_error"), "error": twin.get("error")}
         verification["accepted"] = twin.get("outcome") == "equal_pass"
 

@@ -24,7 +24,10 @@ import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tuner.search import Search
 
 #: One point per verification: (verifications used, best speedup over the source so far).
 Series = list[tuple[int, float]]
@@ -57,10 +60,10 @@ def best_at(series: Series, budget: int) -> float:
     return best
 
 
-def recorder(curve: Curve) -> Callable[[Any], None]:
+def recorder(curve: Curve) -> Callable[[Search], None]:
     """A ``Search`` progress hook appending (verifications, best speedup) whenever a verification ends."""
 
-    def hook(search) -> None:
+    def hook(search: Search) -> None:
         used = search.usage.verifications
         if used > curve.series[-1][0]:
             curve.series.append((used, float(search.best.speedup)))

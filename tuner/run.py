@@ -12,16 +12,19 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dataset.generation import Source
 from dataset.records import dumps
 from tuner.search.algorithms import ALGORITHMS
-from tuner.search.base import Budget, Search
+from tuner.search.base import Budget, MeasureFn, Search
+
+if TYPE_CHECKING:
+    from tuner.policies.base import Policy
 
 
-def tune(source: Source, policy, measurer, budget: Budget, *, algo: str = "beam", seed: int = 0,
-         branch: int = 8, max_depth: int = 8, options: dict[str, Any] | None = None,
+def tune(source: Source, policy: Policy, measurer: MeasureFn, budget: Budget, *, algo: str = "beam",
+         seed: int = 0, branch: int = 8, max_depth: int = 8, options: dict[str, Any] | None = None,
          progress: Callable[[Search], None] | None = None) -> Search:
     """Search from ``source`` with ``policy``; ``options`` go to the algorithm (``width`` for beam...)."""
     if algo not in ALGORITHMS:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 from xml.sax.saxutils import escape
 
 WIDTH, HEIGHT = 640, 400
@@ -92,7 +93,7 @@ def line_plot(lines: Mapping[str, Sequence[tuple[float, float]]], *, title: str,
     return "\n".join(out) + "\n"
 
 
-def speedup_plot(summary: Sequence[Mapping], *, statistic: str = "geomean") -> str:
+def speedup_plot(summary: Sequence[Mapping[str, Any]], *, statistic: str = "geomean") -> str:
     """The summary rows as one line per algorithm: ``statistic`` of the best speedup against budget."""
     lines: dict[str, list[tuple[float, float]]] = {}
     for row in summary:

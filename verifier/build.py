@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -17,8 +17,12 @@ from leir.ast import Program
 from leir.semantics import ProgramInfo
 from verifier import targets as tg
 from verifier import tvm_adapter as tvm_a
+from verifier.errors import BuildError, LoweringError
 from verifier.inputs import exchange_dtype
-from verifier.lowering import BuildError, Lowered, LoweringError, lower
+from verifier.lowering import Lowered, Param, lower
+
+if TYPE_CHECKING:
+    from verifier.split_build import SplitKernel
 
 __all__ = ["Kernel", "build", "cuda_source", "BuildError", "LoweringError"]
 
@@ -33,7 +37,7 @@ class Kernel:
     versions: dict[str, str] = field(default_factory=dict)
 
     @property
-    def params(self):
+    def params(self) -> tuple[Param, ...]:
         return self.lowered.params
 
     @property
@@ -99,18 +103,20 @@ class Kernel:
 #: Kernels of recently built programs: (program, target key) → Kernel. A tuner or a verification of a
 #: step rebuilds the same states again and again; a Kernel is safe to share because ``run``/``time``
 #: allocate fresh buffers on every call. Program equality ignores source positions.
-_KERNELS: OrderedDict[tuple[Program, str], Kernel] = OrderedDict()
+_KERNELS: OrderedDict[tuple[Program, str, int | None], Kernel | SplitKernel] = OrderedDict()
 KERNEL_CACHE_SIZE = 32
 
 
 def build(program_or_lowered: Program | Lowered, target: str | dict[str, Any] = "llvm", *,
-          info: ProgramInfo | None = None, cache: bool = True, split: int | None = None) -> Kernel:
+          info: ProgramInfo | None = None, cache: bool = True,
+          split: int | None = None) -> Kernel | SplitKernel:
     """Lower (if needed) and compile. Raises ``LeirCheckError``, ``LoweringError`` (and its
     ``GpuLimitError``/``BuildError`` subclasses). Programs (not ``Lowered``) hit a small in-process
     kernel cache unless ``cache=False``.
 
     ``split``: build a program in parts of about this many top-level blocks (``verifier.split_build``);
-    by default an llvm program longer than twice ``DEFAULT_GROUP_BLOCKS`` is split, ``0`` never splits.
+    by default an llvm program longer than twice ``DEFAULT_GROUP_BLOCKS`` is split, ``0`` never splits;
+    a split program builds as a ``SplitKernel``, which runs, times and prints as a ``Kernel`` does.
     """
     spec = tg.resolve(target)
     if cache and isinstance(program_or_lowered, Program):
@@ -148,10 +154,10 @@ def _split_size(program: Program, spec: dict[str, Any], split: int | None) -> in
     return split if 0 < split < len(program.body.blocks) else 0
 
 
-def _build_in_parts(program: Program, spec: dict[str, Any], info: ProgramInfo | None, size: int):
+def _build_in_parts(program: Program, spec: dict[str, Any], info: ProgramInfo | None,
+                    size: int) -> SplitKernel:
     from leir.checker import check
     from leir.errors import LeirCheckError
-    from verifier.lowering import Param
     from verifier.split_build import build_split
 
     info = info or check(program)

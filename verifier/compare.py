@@ -172,8 +172,9 @@ def _unit(dtype: str) -> float:
     return unit_roundoff(dtype)
 
 
-def _finish(dtype, rtol, atol, diff, rel, bad, nonfinite_bad, size, method, allowed, magnitude,
-            unit) -> Comparison:
+def _finish(dtype: str, rtol: float, atol: float, diff: np.ndarray, rel: np.ndarray, bad: np.ndarray,
+            nonfinite_bad: np.ndarray, size: int, method: str, allowed: np.ndarray,
+            magnitude: np.ndarray | None, unit: float) -> Comparison:
     mismatches = int(np.count_nonzero(bad))
     nonfinite = int(np.count_nonzero(nonfinite_bad))
     any_bad = bad | nonfinite_bad

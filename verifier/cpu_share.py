@@ -113,8 +113,8 @@ class HostShare:
                 self._main, self._gate = _open(self.path), _open(self.path + ".gate")
             except OSError as exc:
                 self.unusable = f"{type(exc).__name__}: {exc}"
-        if self.unusable is not None:
-            return None
+        if self.unusable is not None or self._main is None or self._gate is None:
+            return None  # (both are open whenever nothing made them unusable)
         return self._main, self._gate
 
     def _through_gate(self, mode: int, deadline: float) -> bool:

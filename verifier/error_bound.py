@@ -52,6 +52,7 @@ from leir.ast import (
     Assign,
     BinOp,
     Call,
+    Expr,
     IfThenElse,
     Inf,
     Neg,
@@ -202,7 +203,7 @@ class _BoundMachine(_Machine):
         flat_m[...] = cleaned_m
         flat_e[...] = cleaned_e
 
-    def _store(self, name: str, idx, triple: Triple) -> None:
+    def _store(self, name: str, idx: tuple[np.ndarray, ...], triple: Triple) -> None:
         v, m, e = triple
         for array, values in ((self.store[name], v), (self.mags[name], m), (self.errs[name], e)):
             if idx:
@@ -211,49 +212,48 @@ class _BoundMachine(_Machine):
                 array[()] = values[-1]
 
     # -- expressions --------------------------------------------------------------------------------
-    def _eval(self, expr, lanes: _Lanes, u: float) -> Triple:
+    def _eval(self, expr: Expr, lanes: _Lanes, u: float) -> Triple:
         """(value, magnitude, error bound) of a float expression, one entry per lane."""
-        kind = type(expr)
         n = lanes.n
-        if kind is Paren:
+        if isinstance(expr, Paren):
             return self._eval(expr.inner, lanes, u)
-        if kind is TensorRef:
+        if isinstance(expr, TensorRef):
             return self._eval_read(expr, lanes)
-        if kind is Num:
+        if isinstance(expr, Num):
             value = float(expr.text)
             # a literal that the dtype cannot hold is rounded once when the kernel is compiled
             exact = value == _round_to(value, u)
             v = np.full(n, value)
             return v, np.abs(v), (np.zeros(n) if exact else u * np.abs(v))
-        if kind is Inf:
+        if isinstance(expr, Inf):
             return np.full(n, np.inf), np.zeros(n), np.zeros(n)
-        if kind is Var:
+        if isinstance(expr, Var):
             v = lanes.env[expr.name].astype(np.float64)
             large = np.abs(v) > 2.0 ** _mantissa(u)
             return v, np.abs(v), np.where(large, u * np.abs(v), 0.0)
-        if kind is Neg:
+        if isinstance(expr, Neg):
             v, m, e = self._eval(expr.operand, lanes, u)
             return -v, m, e
-        if kind is BinOp:
+        if isinstance(expr, BinOp):
             a = self._eval(expr.left, lanes, u)
             b = self._eval(expr.right, lanes, u)
             return _clean(*_binary(expr.op, a, b, u))
-        if kind is Call:
+        if isinstance(expr, Call):
             args = [self._eval(arg, lanes, u) for arg in expr.args]
             return _clean(*_function(expr.func, args, u))
-        if kind is IfThenElse:
+        if isinstance(expr, IfThenElse):
             mask = self._cond(expr.cond, lanes)
             if mask.all():
                 return self._eval(expr.then, lanes, u)
             if not mask.any():
                 return self._eval(expr.otherwise, lanes, u)
             where_t, where_f = np.nonzero(mask)[0], np.nonzero(~mask)[0]
-            out = tuple(np.empty(n) for _ in range(3))
+            out: Triple = (np.empty(n), np.empty(n), np.empty(n))
             for where, branch in ((where_t, expr.then), (where_f, expr.otherwise)):
                 for target, part in zip(out, self._eval(branch, lanes.subset(where), u), strict=True):
                     target[where] = part
-            return out  # type: ignore[return-value]
-        raise InterpreterError(f"cannot bound {kind.__name__}")
+            return out
+        raise InterpreterError(f"cannot bound {type(expr).__name__}")
 
     def _eval_read(self, ref: TensorRef, lanes: _Lanes) -> Triple:
         name = ref.name
@@ -278,7 +278,8 @@ class _BoundMachine(_Machine):
         return v, m, e
 
 
-def _scatter_sum(flat_v, flat_m, flat_e, lin, v, m, e, u: float) -> None:
+def _scatter_sum(flat_v: np.ndarray, flat_m: np.ndarray, flat_e: np.ndarray, lin: np.ndarray, v: np.ndarray,
+                 m: np.ndarray, e: np.ndarray, u: float) -> None:
     """``X[lin[k]] += v[k]`` in lane order, with the running error rule of every single addition.
 
     Each addition ``S_k = S_{k-1} + t_k`` rounds once, by at most ``u·|S_k|``: the error of the partial

@@ -35,9 +35,11 @@ from leir.ast import (
     BinOp,
     Call,
     Compare,
+    Cond,
     Expr,
     IfThenElse,
     Logical,
+    Loop,
     Neg,
     Num,
     Paren,
@@ -63,7 +65,8 @@ def exchange_dtype(dtype: str) -> np.dtype:
     if dtype == "bf16":
         import ml_dtypes
 
-        return np.dtype(ml_dtypes.bfloat16)
+        bfloat16: np.dtype = np.dtype(ml_dtypes.bfloat16)  # ml_dtypes has no type hints
+        return bfloat16
     return leir_numpy_dtype(dtype)
 
 
@@ -74,27 +77,26 @@ def _rng(seed: int, name: str, salt: int = 0) -> np.random.Generator:
 # ------------------------------------------------------------------------------ what the body tells us
 
 
-def _loop_ranges(loops) -> dict[str, tuple[int, int]]:
+def _loop_ranges(loops: Iterable[Loop]) -> dict[str, tuple[int, int]]:
     return {loop.var: (0, loop.extent - 1) for loop in loops}
 
 
 def _interval(node: Expr, ranges: dict[str, tuple[int, int]], index_bounds: dict[str, int],
               focus: str) -> tuple[int, int] | None:
     """Integer interval of an index expression; ``focus`` ranges over [0, index_bounds[focus]-1]."""
-    node_type = type(node)
-    if node_type is Paren:
+    if isinstance(node, Paren):
         return _interval(node.inner, ranges, index_bounds, focus)
-    if node_type is Num:
-        return (node.value, node.value) if node.is_int else None
-    if node_type is Var:
+    if isinstance(node, Num):
+        return (int(node.value), int(node.value)) if node.is_int else None
+    if isinstance(node, Var):
         return ranges.get(node.name)
-    if node_type is TensorRef:
+    if isinstance(node, TensorRef):
         upper = index_bounds.get(node.name, 1) if node.name == focus else 1
         return (0, upper - 1)
-    if node_type is Neg:
+    if isinstance(node, Neg):
         inner = _interval(node.operand, ranges, index_bounds, focus)
         return None if inner is None else (-inner[1], -inner[0])
-    if node_type is BinOp:
+    if isinstance(node, BinOp):
         left = _interval(node.left, ranges, index_bounds, focus)
         right = _interval(node.right, ranges, index_bounds, focus)
         if left is None or right is None:
@@ -113,7 +115,7 @@ def _interval(node: Expr, ranges: dict[str, tuple[int, int]], index_bounds: dict
     return None
 
 
-def _largest_bound(expr: Expr, name: str, ranges, dim: int) -> int:
+def _largest_bound(expr: Expr, name: str, ranges: dict[str, tuple[int, int]], dim: int) -> int:
     """Largest m such that ``expr`` stays in [0, dim) when tensor ``name`` holds values in [0, m)."""
     def fits(m: int) -> bool:
         interval = _interval(expr, ranges, {name: m}, name)
@@ -131,7 +133,7 @@ def _largest_bound(expr: Expr, name: str, ranges, dim: int) -> int:
     return low
 
 
-def _all_refs(program: Program) -> Iterable[tuple[TensorRef, tuple]]:
+def _all_refs(program: Program) -> Iterable[tuple[TensorRef, tuple[Loop, ...]]]:
     for _path, assign, loops in statements(program.body):
         for root in (assign.target, assign.value):
             for node in walk_expr(root):
@@ -179,24 +181,23 @@ def converted_tensors(program: Program) -> set[str]:
     declared = {d.name: d.dtype for d in program.signature.tensors}
     found: set[str] = set()
 
-    def visit(node, into_int: bool) -> None:
-        kind = type(node)
-        if kind is TensorRef:
+    def visit(node: Cond, into_int: bool) -> None:
+        if isinstance(node, TensorRef):
             if declared.get(node.name) in FLOAT_DTYPES and (into_int or node.dtype not in FLOAT_DTYPES):
                 found.add(node.name)
-        elif kind is IfThenElse:
+        elif isinstance(node, IfThenElse):
             visit(node.then, into_int)
             visit(node.otherwise, into_int)
-        elif kind in (Compare, Logical):
+        elif isinstance(node, Compare | Logical):
             return
-        elif kind is Paren:
+        elif isinstance(node, Paren):
             visit(node.inner, into_int)
-        elif kind is Neg:
+        elif isinstance(node, Neg):
             visit(node.operand, into_int)
-        elif kind is BinOp:
+        elif isinstance(node, BinOp):
             visit(node.left, into_int)
             visit(node.right, into_int)
-        elif kind is Call:
+        elif isinstance(node, Call):
             for arg in node.args:
                 visit(arg, into_int)
 
@@ -213,7 +214,7 @@ _OUT_OF_RANGE = (300.5, -129.5, 7.0e4, -4.0e4, 5.0e9, -3.0e9, 1.0e20, -1.0e20, n
 _OUT_OF_RANGE_F16 = (300.5, -129.5, 4.0e4, -4.0e4, 6.0e4, -6.0e4, np.inf, -np.inf, np.nan)
 
 
-def _special_float(shape, rng: np.random.Generator, dtype: str,
+def _special_float(shape: tuple[int, ...], rng: np.random.Generator, dtype: str,
                    converted: bool = False) -> tuple[np.ndarray, np.ndarray]:
     large = {"f16": 3.0e3, "bf16": 1.0e6}.get(dtype, 1.0e6)
     palette = [0.0, -0.0, -1.0, -large, large, -2.5, 1.0e-3, -1.0e-3]
@@ -268,7 +269,7 @@ def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int,
     target = exchange_dtype(dtype)
     if index_bound is not None:
         bound = max(int(index_bound), 1)
-        values = rng.integers(0, bound, size=shape, dtype=np.int64)
+        values: np.ndarray = rng.integers(0, bound, size=shape, dtype=np.int64)
         if special_values:
             srng = _rng(seed, name, 1)
             mask = srng.integers(0, _SPECIAL_FRACTION, size=shape) == 0

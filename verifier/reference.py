@@ -18,13 +18,16 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
 from leir.ast import Program, statements
+from verifier.result import TimingStats
+
+T = TypeVar("T")
 
 #: Interpreting beyond this many statement executions takes too long to be worth it per verification.
 INTERPRETER_MAX_ITERATIONS = 2_000_000
@@ -114,13 +117,13 @@ class TorchSourceReference:
         self.dtype = dtype
         #: ``--input-shape INDEX=SHAPE`` resizes of get_inputs() entries.
         self.input_shapes = {int(k): tuple(v) for k, v in (input_shapes or {}).items()}
-        self._impl = None
+        self._impl: _EagerModule | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         return {"path": self.path, "sets": self.sets, "dtype": self.dtype, "input_shapes": self.input_shapes,
                 "_impl": None}
 
-    def _torch(self):
+    def _torch(self) -> _EagerModule:
         if self._impl is None:
             # Before the frontend's concrete run folds constants with torch (``frontend.torch_math``).
             importlib.import_module("frontend.torch_math").settle()
@@ -148,13 +151,13 @@ class TorchSourceReference:
     def write_order(self) -> tuple[str, ...]:
         """The frontend's notes on writes whose result depends on write order
         (``Translation.write_order``)."""
-        return tuple(getattr(self._torch().translation, "write_order", ()))
+        return self._torch().write_order_notes
 
     def inputs(self) -> dict[str, np.ndarray]:
         """The file's own ``get_inputs()`` values by LEIR name (what ``time_eager`` can be given)."""
         return self._torch().inputs()
 
-    def time_eager(self, arrays: Mapping[str, np.ndarray], **options: Any):
+    def time_eager(self, arrays: Mapping[str, np.ndarray], **options: Any) -> tuple[TimingStats, str]:
         """Time the eager module's forward on ``arrays`` with ``verifier.timing``'s protocol.
 
         Returns ``(TimingStats, what was timed)``; the frontend runs the forward (torch is its business)."""
@@ -164,8 +167,27 @@ class TorchSourceReference:
         return stats, "eager forward only"
 
 
-def unstable_reference(reference, arrays: Mapping[str, np.ndarray], expected: Mapping[str, np.ndarray],
-                       notes: list[str]) -> bool:
+class _EagerModule(Protocol):
+    """What ``frontend.reference.TorchReference`` offers (reached by name: only the frontend imports
+    torch)."""
+
+    def outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]: ...
+
+    def params(self) -> dict[str, np.ndarray]: ...
+
+    def inputs(self) -> dict[str, np.ndarray]: ...
+
+    def serial_outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]: ...
+
+    @property
+    def write_order_notes(self) -> tuple[str, ...]: ...
+
+    def measure_eager(self, arrays: Mapping[str, np.ndarray],
+                      timer: Callable[[Callable[[], Any]], T]) -> T: ...
+
+
+def unstable_reference(reference: object, arrays: Mapping[str, np.ndarray],
+                       expected: Mapping[str, np.ndarray], notes: list[str]) -> bool:
     """Run a PyTorch ``reference`` again on ``arrays``; ``True`` (and a note) when a run's outputs differ
     bit for bit from ``expected``, its first run's: a reference that changes from run to run cannot decide
     pass or fail. Where the frontend found write-order-dependent writes, their notes are added either way.
@@ -198,9 +220,9 @@ def unstable_reference(reference, arrays: Mapping[str, np.ndarray], expected: Ma
     return False
 
 
-def _differing(a, b) -> int:
-    """Elements of ``a`` and ``b`` that differ (NaN equals NaN: the same run gives the same NaN)."""
-    a, b = np.asarray(a), np.asarray(b)
+def _differing(first: object, second: object) -> int:
+    """Elements of the two arrays that differ (NaN equals NaN: the same run gives the same NaN)."""
+    a, b = np.asarray(first), np.asarray(second)
     if a.shape != b.shape:
         return max(a.size, b.size, 1)
     if a.dtype.kind in "biu":

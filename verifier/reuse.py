@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
 
 import numpy as np
@@ -68,12 +68,13 @@ class Memo:
         self.size = size
         #: Evict least recently used entries while the arrays held exceed this (``None``: no cap).
         self.max_bytes = max_bytes
-        self.entries: OrderedDict[tuple, Any] = OrderedDict()
-        self.sizes: dict[tuple, int] = {}
+        self.entries: OrderedDict[tuple[Hashable, ...], Any] = OrderedDict()
+        self.sizes: dict[tuple[Hashable, ...], int] = {}
         self.hits = 0
         self.misses = 0
 
-    def get_or(self, key: tuple, compute: Callable[[], T], *, share: bool = False) -> tuple[T, bool]:
+    def get_or(self, key: tuple[Hashable, ...], compute: Callable[[], T], *,
+               share: bool = False) -> tuple[T, bool]:
         """(value, hit). ``share``: hand out the stored object itself (for kernels, which are safe to
         share because every run allocates fresh buffers); otherwise a deep copy."""
         if key in self.entries:

@@ -47,6 +47,8 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from multiprocessing.connection import Connection
+from multiprocessing.context import ForkServerContext, SpawnContext
 from typing import Any
 
 from verifier.cpu_share import process_share
@@ -168,7 +170,7 @@ def probe_tvm_threads() -> int:
     return int(tvm.get_global_func("runtime.NumThreads")())
 
 
-def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
+def _worker_main(conn: Connection, log_path: str, warm_modules: tuple[str, ...]) -> None:
     """Child process entry: redirect output to the log file, warm up, then serve jobs until ``None``."""
     log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(log_fd, 1)
@@ -215,7 +217,7 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
         share.begin_job()
         try:
             value = func(*args, **kwargs)
-            reply: tuple = ("ok", value)
+            reply: tuple[Any, ...] = ("ok", value)
         except BaseException as exc:
             text = f"{type(exc).__name__}: {exc}"
             tb = traceback.format_exc()
@@ -235,7 +237,7 @@ def _worker_main(conn, log_path: str, warm_modules: tuple[str, ...]) -> None:
 
 
 #: The worker's end of its pipe (set in the worker only; the probes below misuse it on purpose).
-_CONNECTION = None
+_CONNECTION: Connection | None = None
 
 
 # ----------------------------------------------------------------------------------------- the parent
@@ -285,7 +287,8 @@ def _signal_name(exitcode: int | None) -> str | None:
 class _Worker:
     """One child process and the parent's end of its pipe."""
 
-    def __init__(self, context, warm_modules: tuple[str, ...], log_dir: str, startup_timeout: float):
+    def __init__(self, context: SpawnContext | ForkServerContext, warm_modules: tuple[str, ...], log_dir: str,
+                 startup_timeout: float):
         fd, self.log_path = tempfile.mkstemp(prefix="steptp-worker-", suffix=".log", dir=log_dir)
         os.close(fd)
         self.conn, child_conn = context.Pipe(duplex=True)
@@ -318,9 +321,10 @@ class _Worker:
                                f"{type(exc).__name__}): {log}") from None
 
     def kill(self) -> None:
-        if self.process.is_alive():
+        pid = self.process.pid  # set once started, as a live process is
+        if pid is not None and self.process.is_alive():
             with contextlib.suppress(OSError):
-                os.kill(self.process.pid, signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
         self.process.join(10)
         self.conn.close()
         with contextlib.suppress(OSError):
@@ -356,7 +360,9 @@ class WorkerPool:
         self.recycle_after = recycle_after
         #: Start a replacement as soon as a worker is discarded (crash, timeout, memory limit, recycling).
         self.replace_dead = replace_dead
-        self._context = multiprocessing.get_context(start_method)
+        context = multiprocessing.get_context(start_method)
+        assert isinstance(context, SpawnContext | ForkServerContext), "fork was refused above"
+        self._context = context
         self._log_dir = tempfile.mkdtemp(prefix="steptp-sandbox-")
         self._idle: list[_Worker] = []
         self._count = 0
@@ -562,7 +568,7 @@ class WorkerPool:
     def __enter__(self) -> WorkerPool:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 

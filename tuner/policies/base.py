@@ -8,7 +8,7 @@ from typing import Protocol
 
 from dataset.planning import PlannedStep, StepFailure, attempt, param_choices
 from leir.ast import Program
-from strategies.base import AppliedStep, Site, Strategy
+from strategies.base import AppliedStep, ParamValue, Site, Strategy
 from strategies.engine import strategy_sites
 from strategies.registry import all_strategies
 from tuner.proposals import Proposal, SearchContext
@@ -23,7 +23,7 @@ class Policy(Protocol):
         """Proposals best first (failed ones included, marked by ``failure``)."""
         ...
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, object]:
         """Settings that make the policy reproducible (stored in the run's records)."""
         ...
 
@@ -35,14 +35,15 @@ def engine_steps(program: Program, state_hash: str, *, seed: int, params_per_sit
         if strategies is not None and strategy.name not in strategies:
             continue
 
-        def seeded(site: Site, name: str = strategy.name) -> list[dict]:
+        def seeded(site: Site, name: str = strategy.name) -> list[dict[str, ParamValue]]:
             rng = random.Random(f"{seed}|{state_hash}|{name}|{site.key}")
             return param_choices(site, params_per_site, rng)
 
         yield from strategy_steps(strategy, program, seeded)
 
 
-def strategy_steps(strategy: Strategy, program: Program, params_of: Callable[[Site], Iterable[dict]],
+def strategy_steps(strategy: Strategy, program: Program,
+                   params_of: Callable[[Site], Iterable[dict[str, ParamValue]]],
                    keep: Callable[[Site], bool] | None = None) -> Iterator[AppliedStep]:
     """The legal steps of ``strategy`` at the sites of ``program`` that ``keep`` admits, with the
     parameters ``params_of`` names for each site. A strategy that raises proposes nothing (step

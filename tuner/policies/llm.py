@@ -71,7 +71,7 @@ class LLMPolicy:
         self.seed = seed
         self.transcript: list[dict[str, Any]] = []
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, object]:
         return {"name": self.name, "url": self.url, "model": self.model, "temperature": self.temperature,
                 "max_tokens": self.max_tokens, "samples": self.samples, "timeout": self.timeout,
                 "retries": self.retries, "seed": self.seed}
@@ -105,7 +105,8 @@ class LLMPolicy:
             log["attempts"].append({"ok": True})
             log["raw_http"] = text
             try:
-                return json.loads(text)
+                reply: dict[str, Any] = json.loads(text)  # the endpoint's contract: a JSON object
+                return reply
             except json.JSONDecodeError as exc:
                 last = f"the endpoint did not return JSON: {exc}"
                 log["attempts"][-1] = {"error": last}

@@ -35,12 +35,15 @@ from dataclasses import dataclass
 from leir.analysis import item_statements, stmt_reads
 from leir.ast import Program
 from leir.gpu_limits import is_block_axis
-from strategies.base import AppliedStep, Site
+from strategies.base import AppliedStep, ParamValue, Site
 from strategies.loop.loop_vectorization import MAX_VECTOR_EXTENT
 from strategies.registry import get_strategy
 from tuner.cost import program_cost, register_accumulator, reread_weight
 from tuner.policies.base import strategy_steps
 from verifier.targets import vector_unit
+
+#: What identifies a step among one state's candidates (``step_key``).
+StepKey = tuple[str, str, tuple[tuple[str, ParamValue], ...]]
 
 RECIPE = ("loop_unrolling", "loop_split", "loop_vectorization", "loop_reorder", "cache_read_write")
 
@@ -57,12 +60,12 @@ class Chain:
         return self.steps[0]
 
 
-def step_key(step: AppliedStep) -> tuple:
+def step_key(step: AppliedStep) -> StepKey:
     """What identifies a step among one state's candidates: strategy, site and parameters."""
     return step.strategy, step.site.key, tuple(sorted(step.params.items()))
 
 
-def _params(name: str, site: Site) -> list[dict]:
+def _params(name: str, site: Site) -> list[dict[str, ParamValue]]:
     """The one parameter choice each stage takes: the vector width for the split (its largest divisor
     up to ``MAX_VECTOR_EXTENT``, the widest ``V`` loop), a local buffer for the write cache, nothing
     for the rest."""
@@ -107,7 +110,7 @@ def _panel_order(program: Program, block: int, target: str) -> Chain | None:
         lead = reorder.after.body.blocks[block].loops[0].var
 
         def leading(site: Site, lead: str = lead) -> bool:
-            return site.get("loop") == lead
+            return bool(site.get("loop") == lead)  # ``Site.get`` answers Any
 
         for bind in _stage(reorder.after, "loop_binding", block, leading):
             for cache in _stage(bind.after, "cache_read_write", block):
@@ -135,7 +138,7 @@ def _complete(program: Program, stage: int, block: int, target: str) -> Chain | 
         if last:
             if not _holds_a_register_tile(step.after, block, target):
                 continue  # a staged row or column, not a tile: the generic lookahead's business
-            found = Chain((step,), program_cost(step.after, target).total)
+            found: Chain | None = Chain((step,), program_cost(step.after, target).total)
         else:
             rest = _complete(step.after, stage + 1, block, target)
             found = Chain((step, *rest.steps), rest.cost) if rest is not None else None

@@ -26,7 +26,7 @@ class ReplayPolicy:
 
     def __init__(self, records: Iterable[Mapping[str, Any]] | str | Path, *, include_failed: bool = False):
         if isinstance(records, str | Path):
-            self.path = str(records)
+            self.path: str | None = str(records)
             records = list(load_records(records))
         else:
             self.path = None
@@ -38,7 +38,7 @@ class ReplayPolicy:
         for group in self.by_parent.values():
             group.sort(key=lambda r: r["status"] != "verified")  # stable: verified first, recorded order
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, object]:
         return {"name": self.name, "path": self.path, "states": len(self.by_parent)}
 
     def propose(self, program: Program, context: SearchContext) -> list[Proposal]:

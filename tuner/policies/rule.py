@@ -33,12 +33,12 @@ from dataset.planning import PlannedStep, StepFailure, attempt
 from leir.analysis import loop_vars_in
 from leir.ast import Program
 from leir.program import program_hash
-from strategies.base import AppliedStep, Site
+from strategies.base import AppliedStep, ParamValue, Site
 from strategies.engine import strategy_sites
 from strategies.registry import get_strategy
 from tuner.cost import CostBreakdown, max_sharing_copies, program_cost
 from tuner.policies.base import engine_steps, strategy_steps
-from tuner.policies.register_tile import RECIPE, Chain, register_tile_chains, step_key
+from tuner.policies.register_tile import RECIPE, Chain, StepKey, register_tile_chains, step_key
 from tuner.proposals import Proposal, SearchContext
 from verifier.targets import vector_unit
 
@@ -78,7 +78,7 @@ STREAMING_FOLLOW_UPS = frozenset({"compute_inline"})
 ALWAYS_TRIED = ("loop_split", "layout_transformation", "set_storage_layout")
 
 
-def _always_tried(strategy: str, site: Site, tile_rows: int) -> list[dict]:
+def _always_tried(strategy: str, site: Site, tile_rows: int) -> list[dict[str, ParamValue]]:
     """Parameters worth trying at every site whatever the seeded sample drew: for ``loop_split`` the
     inner extent that fills a vector register (the largest divisor up to ``MAX_VECTOR_EXTENT``) and the
     one whose unrolled copies fit the registers (the largest up to ``tile_rows``, the target's
@@ -178,7 +178,7 @@ class RulePolicy:
         #: Measured seconds per state hash (optional); the search adds what it measures.
         self.measured = measured
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, object]:
         return {"name": self.name, "seed": self.seed, "params_per_site": self.params_per_site,
                 "strategies": list(self.strategies) if self.strategies else None,
                 "measured_cache": self.measured is not None}
@@ -196,7 +196,7 @@ class RulePolicy:
         for name in ALWAYS_TRIED:
             if self.strategies is not None and name not in self.strategies:
                 continue
-            def untried(site: Site, name: str = name) -> list[dict]:
+            def untried(site: Site, name: str = name) -> list[dict[str, ParamValue]]:
                 return [params for params in _always_tried(name, site, tile_rows)
                         if (name, site.key, tuple(sorted(params.items()))) not in have]
 
@@ -257,8 +257,9 @@ class RulePolicy:
                     continue
                 # the widest split, vector or unroll; a named choice the engine fills with its first value
                 # (a binding's axis: on the CPU every block axis runs the same)
-                params = {spec.name: max(v for v in spec.values if isinstance(v, int))
-                          for spec in site.params if any(isinstance(v, int) for v in spec.values)}
+                params: dict[str, ParamValue] = {
+                    spec.name: max(v for v in spec.values if isinstance(v, int))
+                    for spec in site.params if any(isinstance(v, int) for v in spec.values)}
                 outcome = attempt(program, PlannedStep(follow_up, index, site, params))
                 if isinstance(outcome, StepFailure):
                     continue
@@ -274,13 +275,13 @@ class RulePolicy:
                     best = found
         return best
 
-    def _register_tiles(self, program: Program, before: CostBreakdown) -> dict[tuple, Chain]:
+    def _register_tiles(self, program: Program, before: CostBreakdown) -> dict[StepKey, Chain]:
         """The register-tile chains (``tuner.policies.register_tile``) from ``program`` at its hot
         blocks that save more than ``ENABLE_MARGIN`` in the end, by the key of their first step."""
         if not before.total or (self.strategies is not None and not set(RECIPE) <= set(self.strategies)):
             return {}
         hot = tuple(b for b in range(len(before.blocks)) if before.loop_share(b) >= HOT_SHARE)
-        found: dict[tuple, Chain] = {}
+        found: dict[StepKey, Chain] = {}
         for chain in register_tile_chains(program, hot, self.target):
             key = step_key(chain.first)
             if chain.cost < before.total * (1 - ENABLE_MARGIN) and (key not in found
@@ -313,7 +314,7 @@ class RulePolicy:
                                     for name in FOLLOW_UPS.get(step.strategy, ())):
                 ahead = self._best_follow_up(step, LOOKAHEAD_DEPTH.get(step.strategy, 1))
                 if ahead is not None:
-                    then, taken, blocks = ahead
+                    ahead_cost, taken, blocks = ahead
                     # What the follow-up strategies already save where the follow-up works, before this
                     # step (a step that added blocks shifted the indices: there, their best anywhere).
                     names = _follow_up_names(step.strategy, taken)
@@ -328,18 +329,18 @@ class RulePolicy:
                     # scaling the cost by its own ratio): the chain must beat it by ENABLE_MARGIN.
                     alone = before.total * (1 - already)
                     if taken > 1:
-                        where = (step.strategy, own_block, taken)
-                        if where not in reached:
-                            found = self._reach(program, *where)
-                            reached[where] = found[0] if found is not None else before.total
-                        alone = min(alone, reached[where])
+                        chain_at = (step.strategy, own_block, taken)
+                        if chain_at not in reached:
+                            found = self._reach(program, *chain_at)
+                            reached[chain_at] = found[0] if found is not None else before.total
+                        alone = min(alone, reached[chain_at])
                     # Each step away makes the state reached count as LOOKAHEAD_DISCOUNT dearer.
-                    discounted = (before.total - then / LOOKAHEAD_DISCOUNT ** taken) / before.total
+                    discounted = (before.total - ahead_cost / LOOKAHEAD_DISCOUNT ** taken) / before.total
                     independent = alone * min(1.0, after_total / before.total)
-                    if then < independent * (1 - ENABLE_MARGIN) and discounted > gain:
+                    if ahead_cost < independent * (1 - ENABLE_MARGIN) and discounted > gain:
                         gain, enables = discounted, True
                         steps_text = "the step" if taken == 1 else f"the {taken} steps"
-                        rationale += f"; with {steps_text} it enables {then:.4g}"
+                        rationale += f"; with {steps_text} it enables {ahead_cost:.4g}"
             then: tuple[AppliedStep, ...] = ()
             tile = tiles.get(step_key(step))
             if tile is not None:

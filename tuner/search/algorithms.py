@@ -10,8 +10,12 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from tuner.search.base import Node, Search
+
+if TYPE_CHECKING:
+    from tuner.policies.base import Policy
 
 
 def _rank(nodes: list[Node]) -> list[Node]:
@@ -67,7 +71,8 @@ def dfs(search: Search) -> None:
         stack.extend(reversed(_rank(search.expand(stack.pop()))))
 
 
-def mcts(search: Search, exploration: float = 1.4, rollout_depth: int = 0, rollout_policy=None) -> None:
+def mcts(search: Search, exploration: float = 1.4, rollout_depth: int = 0,
+         rollout_policy: Policy | None = None) -> None:
     """UCT over measured rewards (speedup over the source).
 
     Each iteration descends by UCT through states whose proposals are all tried, measures one untried
@@ -104,7 +109,7 @@ def mcts(search: Search, exploration: float = 1.4, rollout_depth: int = 0, rollo
             for ancestor in path:
                 ancestor.visits += 1
             continue
-        child = None
+        child: Node | None = None
         while node.untried and child is None and not search.out_of_measurements():
             child = search.try_step(node, node.untried.pop(0))
         if child is None:
@@ -118,7 +123,7 @@ def mcts(search: Search, exploration: float = 1.4, rollout_depth: int = 0, rollo
             ancestor.value += reward
 
 
-def _rollout(search: Search, start: Node, depth: int, policy) -> float:
+def _rollout(search: Search, start: Node, depth: int, policy: Policy) -> float:
     best, node = start.speedup, start
     for _ in range(depth):
         if search.exhausted() or node.depth >= search.max_depth:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from dataset.generation import generator_version
 from dataset.records import Record, SourceInfo, step_record
@@ -24,6 +24,9 @@ from leir.ast import Program
 from leir.program import program_hash
 from strategies.base import AppliedStep, Exactness
 from tuner.proposals import Proposal, SearchContext
+
+if TYPE_CHECKING:
+    from tuner.policies.base import Policy
 
 #: A state measured more than this factor faster than the best so far is timed once more before it
 #: becomes the best (``Search._confirm``).
@@ -99,7 +102,8 @@ class Node:
     value: float = 0.0
 
     def path(self) -> list[Node]:
-        nodes, node = [], self
+        nodes: list[Node] = []
+        node: Node | None = self
         while node is not None:
             nodes.append(node)
             node = node.parent
@@ -127,9 +131,10 @@ class Usage:
 class Search:
     """One run's state; algorithms (``tuner.search.algorithms``) drive it through ``expand``/``try_step``."""
 
-    def __init__(self, source: Program, source_info: SourceInfo, policy, measurer: MeasureFn, budget: Budget,
-                 *, seed: int = 0, branch: int = 8, max_depth: int = 8, asks: int = 3, algo: str = "",
-                 options: dict[str, Any] | None = None, progress: Callable[[Search], None] | None = None):
+    def __init__(self, source: Program, source_info: SourceInfo, policy: Policy, measurer: MeasureFn,
+                 budget: Budget, *, seed: int = 0, branch: int = 8, max_depth: int = 8, asks: int = 3,
+                 algo: str = "", options: dict[str, Any] | None = None,
+                 progress: Callable[[Search], None] | None = None) -> None:
         self.source_info = source_info
         self.policy = policy
         self.measurer = measurer
@@ -280,6 +285,7 @@ class Search:
             for proposal in self.proposals(node):
                 if tried >= limit or self.out_of_measurements():
                     break
+                assert proposal.step is not None, "proposals() keeps only proposals with a step"
                 if program_hash(proposal.step.after) in self.seen:
                     self.usage.duplicates += 1
                     continue
@@ -326,9 +332,7 @@ class Search:
             "config": self.config,
             "best": {"hash": self.best.hash, "depth": self.best.depth, "speedup_vs_source": self.best.speedup,
                      "seconds": self.best.seconds},
-            "path": [{"step_id": n.record["step_id"], "strategy": n.step.strategy, "site": n.step.site.key,
-                      "params": n.record["params"], "speedup_vs_source": n.speedup}
-                     for n in self.best_path()[1:]],
+            "path": [_path_entry(n) for n in self.best_path()[1:]],
             "usage": {"verifications": u.verifications, "policy_calls": u.policy_calls,
                       "accepted": u.accepted, "duplicates": u.duplicates,
                       "policy_failures": u.policy_failures, "confirmations": u.confirmations,
@@ -344,3 +348,10 @@ class Search:
         return (f"[{self.algo}] accepted {u.accepted}  verifications {verif}{retimed}  "
                 f"calls {u.policy_calls}  states {len(self.seen)}  "
                 f"best {self.best.speedup:.3f}x @depth {self.best.depth}  {u.seconds():.1f}s")
+
+
+def _path_entry(node: Node) -> dict[str, Any]:
+    """One step of the best path in a run summary (every state but the source has a step and a record)."""
+    assert node.step is not None and node.record is not None, "the source state is not a step"
+    return {"step_id": node.record["step_id"], "strategy": node.step.strategy, "site": node.step.site.key,
+            "params": node.record["params"], "speedup_vs_source": node.speedup}
