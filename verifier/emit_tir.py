@@ -342,10 +342,9 @@ class Writer:
         for name, (owner, dropped) in self.private.items():
             if owner == b_index:
                 allocs.setdefault(dropped, []).append(name)
-        tags = ("kernel",) if self.gpu and not _has_b(block) else ()
         self.mapping = {(m.path, m.position): m
                         for m in map_block(self.program, b_index, self.target, self.info)}
-        self._block(block, (b_index,), (), depth, tags=tags, allocs=allocs)
+        self._block(block, (b_index,), (), depth, tags=(), allocs=allocs)
 
     def _emit_allocs(self, names: list[str], label: str, depth: int) -> int:
         self.emit(depth, f"with T.sblock(\"{label}\"):")
@@ -393,7 +392,8 @@ class Writer:
 
     def _loop_head(self, mapped: MappedLoop) -> tuple[str, str]:
         """The ``for`` head of a mapped loop and the tag it adds for the loops and statements inside
-        (``vector:<var>`` or its cuda axis); records it when its kind is not honoured."""
+        (``vector:<var>``, which ``_statement`` gives its lanes by, or its cuda axis); records it when its
+        kind is not honoured."""
         if mapped.error is not None:
             raise LoweringError(mapped.error)
         unhonoured = mapped.unhonoured()
