@@ -193,7 +193,7 @@ class Writer:
         # buffers there (LowerIntrin crashes); its max/min and // chains are cut by bf16 buffers instead
         chained = bool(_BOUND.search(value)) and self.stmt_dtype != "bf16"
         in_buffer = not self.plain_minmax and (opaque or self.lanes is not None or chained)
-        key: tuple = (value, tdt, in_buffer) + ((self.let_count,) if fresh else ())
+        key: tuple[object, ...] = (value, tdt, in_buffer) + ((self.let_count,) if fresh else ())
         if key not in self.bound:
             name = f"_e{self.let_count}"
             self.let_count += 1
@@ -726,7 +726,8 @@ def _literal(value: int | float | bool, dtype: str) -> str:
 _INFIX_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "//": 2, "%": 2}
 
 
-def _infix(e: A.BinOp, left: str, right: str, prec_of, op: str | None = None) -> str:
+def _infix(e: A.BinOp, left: str, right: str, prec_of: Callable[[A.Expr], int | None],
+           op: str | None = None) -> str:
     """``left op right`` with only the parentheses Python needs to keep the tree.
 
     Long sums then stay flat text (``a + b + c``), within Python's limit of 200 nested brackets, where
@@ -741,7 +742,7 @@ def _infix(e: A.BinOp, left: str, right: str, prec_of, op: str | None = None) ->
     return f"{left} {op or e.op} {right}"
 
 
-def _grouped(e: A.Expr, text: str, prec_of) -> str:
+def _grouped(e: A.Expr, text: str, prec_of: Callable[[A.Expr], int | None]) -> str:
     """``text`` (the lowering of ``e``) in parentheses when it is a bare infix operation."""
     return f"({text})" if prec_of(A.strip_parens(e)) is not None else text
 

@@ -143,12 +143,13 @@ class StoragePlan:
         """Whether the statement's target subscript is distinct plain loop variables spanning the tensor."""
         shape = self.info.tensors[stmt.target.name].shape
         idx = [A.strip_parens(i) for i in stmt.target.indices]
-        if len(idx) != len(shape) or not all(isinstance(i, A.Var) for i in idx):
+        names = [i.name for i in idx if isinstance(i, A.Var)]
+        if len(idx) != len(shape) or len(names) != len(idx):
             return False
-        if len({i.name for i in idx}) != len(idx):
+        if len(set(names)) != len(names):
             return False
         extents = {lp.var: lp.extent for lp in loops}
-        return all(extents.get(i.name) == n for i, n in zip(idx, shape, strict=True))
+        return all(extents.get(name) == n for name, n in zip(names, shape, strict=True))
 
     def needs_zero(self, name: str) -> bool:
         """Whether an output or intermediate is zero-filled at the start of ``main``."""

@@ -21,7 +21,7 @@ import numpy as np
 from leir.ast import Program
 from verifier import cpu_share
 from verifier import reuse as reuse_mod
-from verifier.compare import compare_outputs, outputs_bitwise_equal, scaled_allowance
+from verifier.compare import Comparison, compare_outputs, outputs_bitwise_equal, scaled_allowance
 from verifier.errors import VerifierError
 from verifier.inputs import fresh_seed, make_inputs
 from verifier.reference import (
@@ -87,7 +87,7 @@ def _kernel(program: Program, target: str, reuse: bool = True) -> tuple[Any, flo
     return kernel, (0.0 if hit else _time.perf_counter() - start), hit
 
 
-def _outputs(kernel, program: Program, target: str, arrays: Mapping[str, np.ndarray],
+def _outputs(kernel: Any, program: Program, target: str, arrays: Mapping[str, np.ndarray],
              digest: str | None) -> dict[str, np.ndarray]:
     """``kernel.run(arrays)``; with a ``digest`` of ``arrays``, memoised per (program, target, inputs)."""
     if digest is None:
@@ -106,7 +106,7 @@ def _bound_fn(digest: str | None) -> Callable[[Program, Mapping[str, np.ndarray]
     from leir.program import program_hash
     from verifier.error_bound import program_bound
 
-    def bound(program: Program, arrays: Mapping[str, np.ndarray]):
+    def bound(program: Program, arrays: Mapping[str, np.ndarray]) -> Any:
         value, _hit = reuse_mod.BOUNDS.get_or((program_hash(program), digest),
                                               lambda: program_bound(program, arrays).outputs)
         return value
@@ -114,8 +114,8 @@ def _bound_fn(digest: str | None) -> Callable[[Program, Mapping[str, np.ndarray]
     return bound
 
 
-def _timed(kernel, program: Program, spec: JobSpec, arrays: Mapping[str, np.ndarray], digest: str | None,
-           options: Mapping[str, Any]):
+def _timed(kernel: Any, program: Program, spec: JobSpec, arrays: Mapping[str, np.ndarray], digest: str | None,
+           options: Mapping[str, Any]) -> Any:
     """``timing.time_kernel``; memoised per (program, target, inputs, options) only with ``reuse_timings``."""
     from verifier import timing
 
@@ -149,14 +149,14 @@ def _output_dtypes(program: Program) -> dict[str, str]:
     return {d.name: d.dtype for d in program.signature.by_role("output")}
 
 
-def _max_errors(comparisons) -> tuple[float | None, float | None]:
+def _max_errors(comparisons: Mapping[str, Comparison]) -> tuple[float | None, float | None]:
     if not comparisons:
         return None, None
     return (max(c.max_abs_error for c in comparisons.values()),
             max(c.max_rel_error for c in comparisons.values()))
 
 
-def _trusted_program(spec: JobSpec, reference, compared_with: str) -> Program:
+def _trusted_program(spec: JobSpec, reference: Reference | None, compared_with: str) -> Program:
     """The LEIR program whose rounding stands for the reference's: what the reference computes."""
     if isinstance(reference, InterpreterReference):
         return reference.program
@@ -213,7 +213,7 @@ def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np
                            magnitudes=magnitudes)
 
 
-def _tolerance_summary(comparisons) -> tuple[str | None, float | None]:
+def _tolerance_summary(comparisons: Mapping[str, Comparison]) -> tuple[str | None, float | None]:
     """(method used — ``scaled``, ``fixed``, ``exact`` or ``mixed`` —, worst error/allowance ratio)."""
     if not comparisons:
         return None, None
@@ -231,7 +231,8 @@ def _nonfinite_class(values: np.ndarray) -> np.ndarray:
     return np.select([np.isnan(v), np.isposinf(v), np.isneginf(v)], [1, 2, 3], 0).astype(np.int8)
 
 
-def _nonfinite_by_f64(reference, outputs: Mapping[str, np.ndarray], expected: dict[str, np.ndarray],
+def _nonfinite_by_f64(reference: Reference | None, outputs: Mapping[str, np.ndarray],
+                      expected: dict[str, np.ndarray],
                       arrays: Mapping[str, np.ndarray], notes: list[str]) -> dict[str, np.ndarray]:
     """Where PyTorch's reduced-precision kernels disagree with its own f64 path on NaN/±inf, f64 decides.
 
@@ -371,7 +372,7 @@ def verify_job(spec: JobSpec) -> dict[str, Any]:
     return out
 
 
-def _timed_outputs_ok(spec: JobSpec, reference, compared_with: str,
+def _timed_outputs_ok(spec: JobSpec, reference: Reference | None, compared_with: str,
                       timed_outputs: Mapping[str, np.ndarray],
                       expected: Mapping[str, np.ndarray], fresh: Mapping[str, np.ndarray], notes: list[str],
                       digest: str | None) -> bool:
@@ -406,7 +407,8 @@ def _cpus_alone(spec: JobSpec, out: dict[str, Any]) -> Iterator[None]:
         out["notes"].append(note)
 
 
-def _time_all(spec: JobSpec, kernel, parent_kernel, reference, params, out: dict[str, Any]) -> None:
+def _time_all(spec: JobSpec, kernel: Any, parent_kernel: Any, reference: Reference | None,
+              params: dict[str, np.ndarray], out: dict[str, Any]) -> None:
     """Time the state, its parent and the source (interleaved) and PyTorch eager (last) on fresh inputs;
     re-check the state's timed binary."""
     from verifier import timing
