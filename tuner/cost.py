@@ -6,12 +6,13 @@ touches per iteration (global tensors at full weight, staged ``s``/``l`` scopes 
 invariant in the innermost loop cheaper, one that strides across it dearer than a contiguous one) and the
 loop-control overhead of every loop that is not unrolled; each top-level block also makes one pass
 through memory over every global tensor too large for the cache (what a materialised intermediate costs).
-Loops count as what the lowering makes of them on the target (``llvm``: ``verifier.lowering``'s CPU
-mapping — a ``P`` or block-axis ``B`` loop is parallel unless it carries a dependence or sits in a
-parallel loop, a thread-axis ``B`` such as ``tx`` is serial, a ``V`` loop is vectorised unless it carries
-a dependence, and LLVM vectorises a serial innermost loop by itself when it carries no dependence,
-moves contiguously and is long enough not to be unrolled first): a parallel loop divides the work by
-the cores it can occupy, a vectorised innermost loop by the lanes it fills. The constants are fixed
+Loops count as what the lowering makes of them on the target (``llvm``: the lowering's own CPU mapping,
+``verifier.loop_mapping.map_block`` — a ``P`` or block-axis ``B`` loop is parallel unless it carries a
+dependence or sits in a parallel loop, a thread-axis ``B`` such as ``tx`` is serial, a ``V`` loop is
+vectorised unless it carries a dependence or sits in a vectorised loop —, and LLVM vectorises a serial
+innermost loop by itself when it carries no dependence, moves contiguously and is long enough not to be
+unrolled first): a parallel loop divides the work by the cores it can occupy, a vectorised innermost loop
+by the lanes it fills. The constants are fixed
 (not read from this machine) so a ranking is the same everywhere for the same program.
 
 It is a heuristic to order proposals, never a claim about speed: every accepted step is still measured.
@@ -20,7 +21,6 @@ It is a heuristic to order proposals, never a claim about speed: every accepted 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from leir.analysis import item_statements, loop_ranges, program_info, separates, stmt_reads, stride_along
@@ -43,6 +43,7 @@ from leir.dtypes import dtype_bytes, tensor_nbytes
 from leir.index_simplify import simplify_index
 from leir.memo import IdentityMemo, memo_by_identity
 from leir.rewrite import map_item_exprs, replace_refs
+from verifier.loop_mapping import map_block
 from verifier.targets import MODELLED_UNIT, STACK_ALLOCA_BYTES, VectorUnit, vector_unit
 
 #: Cores a parallel loop can occupy (a common x86 server). The vector registers and their lanes come
@@ -162,68 +163,49 @@ class _Nest:
     key: tuple[tuple[tuple[int, ...], str], ...]
 
 
-def _honoured(program: Program, nest: list[tuple[Loop, tuple[int, ...]]], target: str,
-              race: Callable[[tuple[int, ...], str], bool]) -> tuple[str, ...]:
-    """What the lowering (``verifier.lowering``'s CPU mapping) runs each loop as.
-
-    On ``llvm``: ``P`` is parallel unless it sits inside a parallel loop (LLVM runs one level); ``B`` is
-    parallel only for block axes (``b<x|y|z>…``) that carry no dependence, thread axes (``tx``…) run
-    serially; ``V`` is vectorised unless an enclosing loop already is. ``P``/``V`` loops are not checked
-    for dependences here: the strategies make them only where none is carried (the lowering's rule), and
-    checking every candidate of every call would cost the policy more than the rest of its ranking.
-    Other targets: ``P``/``B`` parallel and ``V`` vectorised as written.
-    """
-    from leir.gpu_limits import is_block_axis
-
-    kinds: list[str] = []
-    in_parallel = in_vector = False
-    for lp, path in nest:
-        kind = "serial"
-        if lp.kind == "U":
-            kind = "unrolled"
-        elif not target.startswith("llvm"):
-            kind = {"P": "parallel", "B": "parallel", "V": "vector"}.get(lp.kind, "serial")
-        elif lp.kind == "V":
-            kind = "serial" if in_vector else "vector"
-        elif lp.kind == "P":
-            kind = "serial" if in_parallel else "parallel"
-        elif lp.kind == "B" and is_block_axis(lp.var):
-            kind = "serial" if in_parallel or race(path, lp.var) else "parallel"
-        in_parallel |= kind == "parallel"
-        in_vector |= kind == "vector"
-        kinds.append(kind)
-    return tuple(kinds)
+def _as_written(loops: tuple[Loop, ...]) -> tuple[str, ...]:
+    """Loop kinds on a target without a modelled mapping (not ``llvm``): ``P``/``B`` parallel, ``V``
+    vectorised and ``U`` unrolled as written."""
+    return tuple("unrolled" if lp.kind == "U" else {"P": "parallel", "B": "parallel", "V": "vector"}.get(
+        lp.kind, "serial") for lp in loops)
 
 
 def _block_nests(program: Program, index: int, target: str) -> list[tuple[Assign, _Nest]]:
-    """Every statement of top-level block ``index`` with its enclosing loops and their honoured kinds
-    (race checks only where a ``P``/``B``/``V`` loop asks for one, and at most once per loop)."""
-    info = None
-    races: dict[tuple[tuple[int, ...], str], bool] = {}
+    """Every statement of top-level block ``index`` with its enclosing loops and what each runs as: on
+    ``llvm`` the lowering's own mapping (``verifier.loop_mapping.map_block``), else as written."""
+    return [(_simplified(stmt, nest.loops), nest)
+            for _path, stmt, nest in _mapped_nests(program, index, target)]
 
-    def race(path: tuple[int, ...], var: str) -> bool:
-        nonlocal info
-        if (path, var) not in races:
-            from leir.analysis import loop_race_reason, program_info
 
-            info = info or program_info(program)
-            races[(path, var)] = loop_race_reason(program, path, var, info) is not None
-        return races[(path, var)]
+def _mapped_nests(program: Program, index: int, target: str) -> list[tuple[tuple[int, ...], Assign, _Nest]]:
+    """(statement path, statement, its nest) for every statement of top-level block ``index``."""
+    runs_as = None
+    if target.startswith("llvm"):
+        runs_as = {(m.path, m.position): m.runs_as for m in map_block(program, index, target)}
+    out: list[tuple[tuple[int, ...], Assign, _Nest]] = []
 
-    out: list[tuple[Assign, _Nest]] = []
-
-    def walk(item, path: tuple[int, ...], nest: list[tuple[Loop, tuple[int, ...]]]) -> None:
+    def walk(item: Block | Assign, path: tuple[int, ...],
+             nest: list[tuple[Loop, tuple[int, ...], int]]) -> None:
         if isinstance(item, Assign):
-            loops = tuple(lp for lp, _p in nest)
-            key = tuple((p, lp.var) for lp, p in nest)
-            out.append((_simplified(item, loops), _Nest(loops, _honoured(program, nest, target, race), key)))
+            loops = tuple(lp for lp, _p, _k in nest)
+            key = tuple((p, lp.var) for lp, p, _k in nest)
+            kinds = _as_written(loops) if runs_as is None else tuple(runs_as[(p, k)] for _lp, p, k in nest)
+            out.append((path, item, _Nest(loops, kinds, key)))
             return
-        inner = nest + [(lp, path) for lp in item.loops]
+        inner = nest + [(lp, path, position) for position, lp in enumerate(item.loops)]
         for sub_index, sub in enumerate(item.items):
             walk(sub, path + (sub_index,), inner)
 
     walk(program.body.blocks[index], (index,), [])
     return out
+
+
+def modelled_loop_kinds(program: Program, target: str = "llvm") -> dict[tuple[int, ...], tuple[str, ...]]:
+    """What the model counts each statement's enclosing loops as (outermost first), by statement path,
+    before LLVM's own vectorisation of serial innermost loops: the lowering's mapping, which
+    ``tests/tuner/test_cost_mapping.py`` holds against the kernel the lowering writes."""
+    return {path: nest.kinds for index in range(len(program.body.blocks))
+            for path, _stmt, nest in _mapped_nests(program, index, target)}
 
 
 def _simplified(stmt: Assign, loops: tuple[Loop, ...]) -> Assign:

@@ -42,7 +42,7 @@ def _version(distribution: str) -> str:
 #: speed while the package version stays: 2 = ``erf`` as vectorisable arithmetic (``verifier.vector_math``);
 #: 3 = ``exp`` and ``log`` too, and CPU bindings in ``global`` one-element buffers (stack slots);
 #: 4 = on the CPU, small on-chip buffers private to the iterations of their block's leading loops are
-#: allocated inside those loops (``_Writer._private_copy``).
+#: allocated inside those loops (``verifier.storage.StoragePlan.private_copy``).
 LOWERING_REVISION = 4
 
 

@@ -9,7 +9,7 @@ implements the rule, written with ``T.Select`` (eager, so every operand must be 
 binding so an operand is evaluated once however often the rule mentions it.
 
 Every function takes ``let(value, tvm_dtype, body)``: it binds ``value`` to a fresh variable (or uses
-it as is when it is a leaf) and returns ``body(name)`` (``lowering._Writer.let``); ``opaque=True``
+it as is when it is a leaf) and returns ``body(name)`` (``emit_tir.Writer.let``); ``opaque=True``
 binds even a leaf, in a one-element buffer TVM's simplifier cannot see into.
 """
 
@@ -24,7 +24,7 @@ from leir.dtypes import int_limits, numpy_dtype
 
 
 class Let(Protocol):
-    """``lowering._Writer.let``: ``body`` of a name bound to ``value`` (``opaque``: hidden from TVM)."""
+    """``emit_tir.Writer.let``: ``body`` of a name bound to ``value`` (``opaque``: hidden from TVM)."""
 
     def __call__(self, value: str, tdt: str, body: Callable[[str], str], *, opaque: bool = False) -> str:
         ...

@@ -17,7 +17,8 @@ from verifier.inputs import generate_tensor, make_inputs
 from verifier.reference import TorchSourceReference
 from verifier.result import Outcome
 from verifier.sandbox import WorkerPool
-from verifier.verify import _nonfinite_by_f64, verify
+from verifier.verify import verify
+from verifier.verify_job import _nonfinite_by_f64
 from workloads.registry import list_workloads
 
 SOFTMAX = """input A: f32[4,32]

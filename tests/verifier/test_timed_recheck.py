@@ -10,15 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from leir.program import load_program
-from verifier.verify import _JobSpec, _timed_outputs_ok
+from verifier.verify_job import JobSpec, _timed_outputs_ok
 
 SUM = load_program("input A: f32[8, 64]\noutput C: f32[8]\n---\n"
                    "B^{8}_{tx=0}L^{64}_{a=0}[C^{f32,g}_{tx}=C^{f32,g}_{tx}+A^{f32,g}_{tx,a};];")
 NOT_EVALUATED = "error bound not evaluated"
 
 
-def _spec() -> _JobSpec:
-    return _JobSpec(program=SUM, parent=SUM, source=None, target="llvm", seed=0, special_values=False,
+def _spec() -> JobSpec:
+    return JobSpec(program=SUM, parent=SUM, source=None, target="llvm", seed=0, special_values=False,
                     time=True, run=True, reference=None, params={}, shapes={}, max_bound_iterations=0)
 
 
