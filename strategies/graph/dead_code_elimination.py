@@ -16,7 +16,7 @@ from strategies.traces import Trace, TraceBuilder
 class DeadCodeElimination(Strategy):
     """Remove a block that writes only tensors nothing later reads and that are not outputs.
 
-    Before: ``B^{8}_{tx=0}L^{32}_{a=0}L^{48}_{c=0}[C^{f32,g}_{tx,c}=max(C^{f32,g}_{tx,c},A^{f32,g}_{tx,a,c});];B^{8}_{tx=0}L^{32}_{a=0}L^{48}_{c=0}[D^{i64,g}_{tx,c}=if_then_else(A^{f32,g}_{tx,a,c}>=C^{f32,g}_{tx,c},a,D^{i64,g}_{tx,c});];``
+    Before: ``B^{8}_{tx=0}L^{32}_{a=0}L^{48}_{c=0}[C^{f32,g}_{tx,c}=max(C^{f32,g}_{tx,c},A^{f32,g}_{tx,a,c});];B^{8}_{tx=0}L^{48}_{c=0}[D^{f32,l}_{tx,c}=A^{f32,g}_{tx,0,c}*2;];``
     After:  ``B^{8}_{tx=0}L^{32}_{a=0}L^{48}_{c=0}[C^{f32,g}_{tx,c}=max(C^{f32,g}_{tx,c},A^{f32,g}_{tx,a,c});];``
 
     Precondition: the block writes no signature output and nothing any later block reads (the same rule,

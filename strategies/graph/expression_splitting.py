@@ -26,7 +26,7 @@ class ExpressionSplitting(Strategy):
     """Hoist one sub-expression (a call or a term) of a statement into a new intermediate.
 
     Before: ``B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[J^{f32,g}_{tx,a,c}=(A^{f32,g}_{tx,a,c}-G^{f32,g}_{tx})/sqrt(I^{f32,g}_{tx}+1e-05);];``
-    After:  ``B^{4}_{tx=0}[K^{f32,g}_{tx}=sqrt(I^{f32,g}_{tx}+1e-05);];B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[J^{f32,g}_{tx,a,c}=(A^{f32,g}_{tx,a,c}-G^{f32,g}_{tx})/K^{f32,g}_{tx};];``
+    After:  ``B^{4}_{tx=0}[C^{f32,g}_{tx}=sqrt(I^{f32,g}_{tx}+1e-05);];B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[J^{f32,g}_{tx,a,c}=(A^{f32,g}_{tx,a,c}-G^{f32,g}_{tx})/C^{f32,g}_{tx};];``
 
     Precondition: the sub-expression is compound and reads a tensor; it is not the whole right-hand
     side, not under an ``if_then_else`` branch or condition (lazily evaluated), not in a subscript; it

@@ -26,10 +26,10 @@ _COMBINERS = ("+", "*", "max", "min")
 class ReductionFactorization(Strategy):
     """Factor a reduction over ``r`` (extent ``n``) into ``f`` partial reductions, then combine them.
 
-    From level1/hinge_loss, parameters {'factor': 2}:
+    From level1/hinge_loss's last block as a program of its own, parameters {'factor': 2}:
 
     Before: ``B^{16}_{tx=0}L^{64}_{a=0}[H^{f32,g}=H^{f32,g}+F^{f32,g}_{tx,a};];``
-    After:  ``B^{16}_{tx=0}L^{32}_{a=0}L^{2}_{c=0}[I^{f32,g}_{c}=I^{f32,g}_{c}+F^{f32,g}_{tx,a*2+c};];L^{2}_{c=0}[H^{f32,g}=H^{f32,g}+I^{f32,g}_{c};];``
+    After:  ``B^{16}_{tx=0}L^{32}_{a=0}L^{2}_{c=0}[A^{f32,g}_{c}=A^{f32,g}_{c}+F^{f32,g}_{tx,a*2+c};];L^{2}_{c=0}[H^{f32,g}=H^{f32,g}+A^{f32,g}_{c};];``
 
     Parameter ``factor`` (``f``, every divisor ``1 < f < n``; ``n`` itself when ``n`` is prime): the
     loop over ``r`` becomes ``r`` (``n/f``) and a fresh ``k`` (``f``); a fresh intermediate keeps one

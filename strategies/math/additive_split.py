@@ -22,9 +22,9 @@ from strategies.traces import Trace, TraceBuilder
 class AdditiveSplit(Strategy):
     """Add and subtract an existing value around one operand: ``X`` becomes ``X+s-s``.
 
-    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
-    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}+F^{f32,g}_{tx,a}-F^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
-    (with ``F`` the running max an earlier normal_loop_max_to_prefix_max step wrote.)
+    Before: ``B^{16}_{tx=0}[L^{256}_{a=0}[F^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,F^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=F^{f32,g}_{tx,255};];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
+    After:  ``B^{16}_{tx=0}[L^{256}_{a=0}[F^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,F^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=F^{f32,g}_{tx,255};];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}+F^{f32,g}_{tx,a}-F^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
+    (with ``F`` the running max a normal_loop_max_to_prefix_max step wrote in the first block.)
 
     Precondition: a tensor read in value position of a statement (not an index, not a condition, not
     the statement's own accumulator). The parameter ``s`` is one of the values that exist there, in a

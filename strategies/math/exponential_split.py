@@ -48,9 +48,9 @@ def _bare(node: Expr) -> Expr:
 class ExponentialSplit(Strategy):
     """Split ``exp(U-V)`` through an existing value ``s``: ``exp(U-s)*exp(s-V)`` (or ``exp(U-s)/exp(V-s)``).
 
-    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
-    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-F^{f32,g}_{tx,a})*exp(F^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
-    (``F`` the running max that normal_loop_max_to_prefix_max wrote in an earlier block.)
+    Before: ``B^{16}_{tx=0}[L^{256}_{a=0}[F^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,F^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=F^{f32,g}_{tx,255};];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
+    After:  ``B^{16}_{tx=0}[L^{256}_{a=0}[F^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,F^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=F^{f32,g}_{tx,255};];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-F^{f32,g}_{tx,a})*exp(F^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
+    (``F`` the running max that normal_loop_max_to_prefix_max wrote in the first block.)
 
     Precondition: a call ``exp(U-V)`` in value position of a statement. The parameter ``s`` is one
     of the values that exist there and share the exponent's scale: a max/min reduction or running-max

@@ -26,9 +26,9 @@ PRODUCTS = ("*", "/")
 class MultiplicativeSplit(Strategy):
     """Divide and multiply one product-free operand by an existing non-zero value: ``X`` → ``X/s*s``.
 
-    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx})/E^{f32,g}_{tx};];``
-    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}/E^{f32,g}_{tx}*E^{f32,g}_{tx}-D^{f32,g}_{tx})/E^{f32,g}_{tx};];``
-    (softmax's last block; an earlier block writes ``E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(…)``, so ``E > 0``.)
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx})/E^{f32,g}_{tx};];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}/E^{f32,g}_{tx}*E^{f32,g}_{tx}-D^{f32,g}_{tx})/E^{f32,g}_{tx};];``
+    (softmax; its second block writes ``E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(…)``, so ``E > 0``.)
 
     Precondition: a tensor read in value position that is not already a factor of a product or
     quotient (not an index, a condition, or the statement's accumulator), and an existing value ``s``

@@ -47,7 +47,7 @@ class NormalLoopMaxToPrefixMax(Strategy):
     """Turn ``Y=max(Y,X)`` over one axis into a running max along it; ``Y`` takes the last element.
 
     Before: ``B^{16}_{tx=0}L^{256}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];``
-    After:  ``B^{16}_{tx=0}[L^{256}_{a=0}[F^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,F^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=F^{f32,g}_{tx,255};];``
+    After:  ``B^{16}_{tx=0}[L^{256}_{a=0}[C^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,C^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=C^{f32,g}_{tx,255};];``
 
     Precondition: a statement of a top-level block that is a ``max`` reduction (implicit ``-inf``
     init) over exactly one serial (``L``/``U``) axis, whose target subscript is injective in the

@@ -32,8 +32,8 @@ def _compound(e: Expr) -> bool:
 class PrecomputeIndices(Strategy):
     """Tabulate a compound subscript once in an ``i64`` index table, then index through the table.
 
-    Before (level2/conv2d_groupnorm_silu): ``B^{2}_{tx=0}L^{4}_{a=0}L^{2}_{c=0}L^{16}_{d=0}L^{16}_{f=0}[J^{f32,g}_{tx,a}=J^{f32,g}_{tx,a}+C^{f32,g}_{tx,a*2+c,d,f};];``
-    After: ``L^{4}_{a=0}L^{2}_{c=0}[R^{i64,g}_{a,c}=a*2+c;];B^{2}_{tx=0}L^{4}_{a=0}L^{2}_{c=0}L^{16}_{d=0}L^{16}_{f=0}[J^{f32,g}_{tx,a}=J^{f32,g}_{tx,a}+C^{f32,g}_{tx,R^{i64,g}_{a,c},d,f};];``
+    Before (a block of level2/conv2d_groupnorm_silu as a program of its own): ``B^{2}_{tx=0}L^{4}_{a=0}L^{2}_{c=0}L^{16}_{d=0}L^{16}_{f=0}[J^{f32,g}_{tx,a}=J^{f32,g}_{tx,a}+C^{f32,g}_{tx,a*2+c,d,f};];``
+    After: ``L^{4}_{a=0}L^{2}_{c=0}[A^{i64,g}_{a,c}=a*2+c;];B^{2}_{tx=0}L^{4}_{a=0}L^{2}_{c=0}L^{16}_{d=0}L^{16}_{f=0}[J^{f32,g}_{tx,a}=J^{f32,g}_{tx,a}+C^{f32,g}_{tx,A^{i64,g}_{a,c},d,f};];``
 
     A new top-level block before the consumer evaluates the expression once per combination of the loop
     variables it uses; every occurrence of that subscript in the statement's reads becomes a gather through
