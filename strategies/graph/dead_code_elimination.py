@@ -29,6 +29,7 @@ class DeadCodeElimination(Strategy):
     name = "dead_code_elimination"
     level = Level.GRAPH
     exactness = Exactness.E
+    refusals = {"not-dead": "what is at the site is read later or writes an output"}
 
     def _dead(self, program: Program) -> list[tuple[int, ...]]:
         outputs = [d.name for d in program.signature.by_role("output")]
@@ -40,9 +41,14 @@ class DeadCodeElimination(Strategy):
                      else f"item {path[-1] + 1} of {describe_block(path[:-1])}")
                 for path in self._dead(program)]
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[int, ...]:
+        """The path of the dead block or statement, or a refusal (``candidates`` lists ``_dead``)."""
         if site.path not in self._dead(program):
-            raise self.refuse(f"what is at {site.key} is read later or writes an output")
+            raise self.refuse("not-dead", f"what is at {site.key} is read later or writes an output", site)
+        return site.path
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        self.check(program, site, params)
         return with_body(program, replace_at(program.body, site.path, ()))
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from leir.ast import BinOp, Program
 from leir.printer import canonical, expr_text
-from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
+from strategies.base import Exactness, Level, NotApplicableError, Params, ParamSpec, Site, Strategy
 from strategies.math.splits import (
+    Operand,
     choice_ref,
     existing_values,
     find_operand,
@@ -44,6 +45,9 @@ class MultiplicativeSplit(Strategy):
     name = "multiplicative_split"
     level = Level.MATH
     exactness = Exactness.N
+    refusals = {"not-value-operand": "the site names no tensor read in value position outside a product or "
+                                     "quotient",
+                "not-nonzero": "no existing value s (or not the one asked for) is provably non-zero there"}
 
     def _values(self, program: Program, path: tuple[int, ...], exclude: str) -> tuple[str, ...]:
         return tuple(expr_text(r) for r in existing_values(program, path)
@@ -54,9 +58,10 @@ class MultiplicativeSplit(Strategy):
         for path in statement_paths(program):
             stmt = statement_at(program, path)
             for op in value_operands(stmt):
-                if op.parent in PRODUCTS:
+                try:
+                    _op, values = self.check(program, Site(path, (("operand", op.expr_path),)))
+                except NotApplicableError:
                     continue
-                values = self._values(program, path, expr_text(op.ref))
                 if values:
                     sites.append(Site(path, (("operand", op.expr_path),),
                                       (ParamSpec("s", values, "the provably non-zero value to divide and "
@@ -65,14 +70,27 @@ class MultiplicativeSplit(Strategy):
                                             "statement"))
         return sites
 
-    def _split(self, program: Program, site: Site, params: Params) -> tuple[BinOp, str]:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Operand, tuple[str, ...]]:
+        """The operand and the provably positive values ``s`` (the one asked for, with ``params``)."""
         stmt = statement_at(program, site.path)
         op = find_operand(stmt, tuple(site.get("operand")))
         if op is None or op.parent in PRODUCTS:
-            raise self.refuse("the site is not a product-free value operand of the statement")
+            raise self.refuse("not-value-operand", "the site is not a product-free value operand of the "
+                              "statement", site)
+        if params is not None:
+            s = choice_ref(program, site.path, str(params["s"]))
+            if positive_proof(program, s) is None:
+                raise self.refuse("not-nonzero", f"{expr_text(s)} is not provably non-zero", site)
+            return op, (expr_text(s),)
+        values = self._values(program, site.path, expr_text(op.ref))
+        if not values:
+            raise self.refuse("not-nonzero", f"no existing value besides {expr_text(op.ref)} is provably "
+                              "non-zero", site)
+        return op, values
+
+    def _split(self, program: Program, site: Site, params: Params) -> tuple[BinOp, str]:
+        op, _values = self.check(program, site, params)
         s = choice_ref(program, site.path, str(params["s"]))
-        if positive_proof(program, s) is None:
-            raise self.refuse(f"{expr_text(s)} is not provably non-zero")
         return BinOp("*", BinOp("/", op.ref, s), s), expr_text(op.ref)
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
