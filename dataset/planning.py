@@ -179,13 +179,13 @@ def attempt(program: Program, planned: PlannedStep) -> AppliedStep | StepFailure
     try:
         return apply_strategy(program, planned.strategy, planned.site_index, planned.params)
     except TraceGroundingError as exc:
-        return StepFailure("grounding", "trace_grounding", exc.message)
+        return StepFailure("grounding", "trace_grounding", exc.reason)
     except NotApplicableError as exc:
-        return StepFailure("apply", "refused", exc.message)
+        return StepFailure("apply", "refused", exc.reason)
     except InvalidParamsError as exc:
-        return StepFailure("apply", "invalid_params", exc.message)
+        return StepFailure("apply", "invalid_params", exc.reason)
     except StrategyError as exc:
-        return StepFailure("apply", "invalid_result", exc.message)
+        return StepFailure("apply", "invalid_result", exc.reason)
     except LeirError as exc:
         return StepFailure("apply", "invalid_result", f"{type(exc).__name__}: {exc}")
     except Exception as exc:

@@ -85,8 +85,11 @@ def value_text(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def parse_params(texts: list[str], site) -> dict:
-    """``k=v`` strings resolved against the site's legal values (so types come from the strategy)."""
+def parse_params(texts: list[str], site, strategy: str) -> dict:
+    """``k=v`` strings resolved against the site's legal values (so types come from the strategy); a
+    parameter the site does not take is the engine's refusal, with its code."""
+    from strategies import InvalidParamsError
+
     specs = {spec.name: spec for spec in site.params}
     chosen = {}
     for text in texts:
@@ -94,11 +97,13 @@ def parse_params(texts: list[str], site) -> dict:
         if not sep or not key:
             raise UsageError(f"--param takes K=V, got {text!r}")
         if key not in specs:
-            raise _Invalid(f"unknown parameter {key!r}; this site takes: {', '.join(specs) or 'none'}")
+            raise InvalidParamsError(strategy, f"unknown parameter {key!r}; this site takes: "
+                                     f"{', '.join(specs) or 'none'}", "unknown-param", site)
         legal = {value_text(v): v for v in specs[key].values}
         if raw.replace(" ", "") not in legal:
             shown = ", ".join(list(legal)[:20])
-            raise _Invalid(f"{key}={raw} is not legal here; legal: {shown}")
+            raise InvalidParamsError(strategy, f"{key}={raw} is not legal here; legal: {shown}",
+                                     "illegal-param", site)
         chosen[key] = legal[raw.replace(" ", "")]
     return chosen
 
@@ -174,16 +179,16 @@ def run_candidates(args: argparse.Namespace) -> int:
 def run_apply(args: argparse.Namespace) -> int:
     from dataset.records import site_json, trace_json
     from leir.program import dump_program
-    from strategies import apply_strategy, candidates
+    from strategies import NotApplicableError, apply_strategy, candidates
 
     program = _program(args.file)
     strategy = _strategy(args.strategy)
     sites = candidates(program, strategy)
     if not 0 <= args.site < len(sites):
-        raise _Invalid(f"refused: {strategy.name}: site {args.site} does not exist "
-                       f"({len(sites)} candidate(s); see steptp candidates {args.file} "
-                       f"--strategy {strategy.name})")
-    params = parse_params(args.params, sites[args.site])
+        raise NotApplicableError(strategy.name, f"site {args.site} does not exist ({len(sites)} "
+                                 f"candidate(s); see steptp candidates {args.file} "
+                                 f"--strategy {strategy.name})", "no-such-site")
+    params = parse_params(args.params, sites[args.site], strategy.name)
     step = apply_strategy(program, strategy, args.site, params)
     text = dump_program(step.after, comment=f"{strategy.name} at site {args.site} of {Path(args.file).name}")
     if args.output:

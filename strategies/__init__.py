@@ -8,9 +8,11 @@ no torch.
 
 from strategies import graph, loop, math, memory  # noqa: F401 - registers the strategies
 from strategies.base import (
+    ENGINE_REFUSALS,
     AppliedStep,
     Exactness,
     InvalidParamsError,
+    InvalidResultError,
     Level,
     NotApplicableError,
     ParamSpec,
@@ -24,7 +26,7 @@ from strategies.registry import all_strategies, get_strategy, register
 from strategies.traces import Quote, Trace, TraceBuilder
 
 __all__ = [
-    "AppliedStep", "Exactness", "InvalidParamsError", "Level", "NotApplicableError", "ParamSpec", "Quote",
-    "Site", "Strategy", "StrategyError", "Trace", "TraceBuilder", "TraceGroundingError", "all_strategies",
-    "apply_strategy", "candidates", "get_strategy", "register",
+    "ENGINE_REFUSALS", "AppliedStep", "Exactness", "InvalidParamsError", "InvalidResultError", "Level",
+    "NotApplicableError", "ParamSpec", "Quote", "Site", "Strategy", "StrategyError", "Trace", "TraceBuilder",
+    "TraceGroundingError", "all_strategies", "apply_strategy", "candidates", "get_strategy", "register",
 ]

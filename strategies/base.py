@@ -6,13 +6,33 @@ apply where it is not legal; it never returns a silently wrong program.
 
 * ``candidates(program)`` lists every legal ``Site`` in a stable order, each with its free parameters
   and their legal values (``ParamSpec``).
+* ``check(program, site, params)`` is the strategy's ONE legality rule, as TVM's ``Impl(check_only)``
+  is a primitive's: it raises a ``NotApplicableError`` naming the rule broken, or returns the plan (what
+  it found while checking: the loop, the blocks, the rewrite) that ``apply`` executes. ``apply`` starts
+  with ``plan = self.check(...)``; ``candidates`` keeps the sites ``check`` passes (``legal``, with
+  ``params=None``: "is some choice legal here?") or, where listing is cheaper that way, enumerates with
+  the private rule ``check`` wraps. No precondition is spelled twice, and
+  ``tests/strategies/test_refusals.py`` asserts that every listed site passes ``check``.
 * ``apply(program, site, params)`` returns the rewritten ``Program`` (the engine then checks it).
 * ``explain(before, site, params, after)`` returns the structured four-part ``Trace``.
 * ``exactness_at(...)`` says whether the step is exact (``E``: bitwise-equal outputs) or numerically
   equivalent only (``N``); most strategies have one fixed answer in the class attribute ``exactness``.
 
+Refusals are a typed family (``StrategyError``) with stable codes, like the checker's ``[too-deep]``:
+each carries the strategy, the ``code``, the ``site`` (when known) and a message. A strategy declares
+the codes it raises, with their meaning, in its ``refusals`` mapping and raises them with
+``raise self.refuse(code, message, site)``; the engine's own codes are ``ENGINE_REFUSALS``. Codes are
+API: callers (the CLI prints ``[code]``, generation records it in the failure's reason) may match them,
+so a code is never renamed or reused for another rule. ``docs/strategies.md`` lists every code, generated
+from these declarations.
+
 ``strategies.engine.apply_strategy`` is the one entry point callers use: it validates the site and
 parameters, applies, checks the result, computes exactness, builds the trace and verifies its grounding.
+
+Adding a strategy: subclass ``Strategy`` in its level package with ``@register``; write ``check`` first
+(every precondition, each refusal with a declared code), then ``candidates``, ``apply`` and ``explain``
+on top of it; give the class docstring a ``Before: ``...```` / ``After: ``...```` pair, which
+``tests/strategies/test_docstring_examples.py`` runs through the engine; regenerate ``docs/strategies.md``.
 """
 
 from __future__ import annotations
@@ -58,25 +78,59 @@ class Exactness(StrEnum):
     N = "N"
 
 
-class StrategyError(Exception):
-    """Base of every refusal a strategy raises; ``strategy`` names who refused."""
+#: The codes the engine itself refuses with (``strategies.engine``), whatever the strategy.
+ENGINE_REFUSALS: dict[str, str] = {
+    "no-such-site": "the site (an index or a path and detail) is not one of the strategy's candidates",
+    "unknown-param": "a parameter the site does not take",
+    "illegal-param": "a parameter value outside the legal values listed for the site",
+    "no-change": "the rewrite would give the program back unchanged",
+    "invalid-result": "the rewrite produced a program the checker rejects (a bug in the strategy)",
+    "ungrounded-trace": "the trace quotes a fragment its states do not contain (a bug in the strategy)",
+}
 
-    def __init__(self, strategy: str, message: str) -> None:
+
+class StrategyError(Exception):
+    """Base of every refusal: who refused (``strategy``), the stable ``code`` of the rule, the ``site``
+    (``None`` where none was resolved) and a ``message`` for people. ``str()`` reads
+    ``strategy: [code] message``."""
+
+    #: The code of a refusal raised without one.
+    default_code: ClassVar[str] = "refused"
+
+    def __init__(self, strategy: str, message: str, code: str | None = None,
+                 site: Site | None = None) -> None:
         self.strategy = strategy
         self.message = message
-        super().__init__(f"{strategy}: {message}")
+        self.code = code or self.default_code
+        self.site = site
+        super().__init__(f"{strategy}: [{self.code}] {message}")
+
+    @property
+    def reason(self) -> str:
+        """``[code] message``: what a step record keeps of the refusal."""
+        return f"[{self.code}] {self.message}"
 
 
 class NotApplicableError(StrategyError):
-    """The site does not satisfy the strategy's precondition (the message names the rule broken)."""
+    """The site does not satisfy the strategy's precondition (the code and message name the rule broken)."""
 
 
 class InvalidParamsError(StrategyError):
     """A parameter is missing, unknown, or outside the legal values listed for the site."""
 
+    default_code = "illegal-param"
+
+
+class InvalidResultError(StrategyError):
+    """The rewrite produced a program the checker rejects: a bug in the strategy."""
+
+    default_code = "invalid-result"
+
 
 class TraceGroundingError(StrategyError):
     """A trace quotes a fragment that does not occur in the state it cites: a bug in the strategy."""
+
+    default_code = "ungrounded-trace"
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +197,8 @@ class Strategy(ABC):
     exactness: ClassVar[Exactness | None] = None
     #: Strategies that undo this one (documentation, and the generator's bookkeeping).
     inverse_of: ClassVar[tuple[str, ...]] = ()
+    #: Every refusal code ``check`` raises, with what it means (``docs/strategies.md`` lists them).
+    refusals: ClassVar[Mapping[str, str]] = {}
 
     # ---- the primitive ---------------------------------------------------------------------------
     @abstractmethod
@@ -150,8 +206,23 @@ class Strategy(ABC):
         """Every legal site, in a stable order. Never raises for a valid program."""
 
     @abstractmethod
+    def check(self, program: Program, site: Site, params: Params | None = None) -> Any:
+        """The one legality rule: the plan ``apply`` executes, or a ``NotApplicableError`` with a code.
+
+        ``params`` is ``None`` when ``candidates`` asks whether the site is legal for some choice; with
+        parameters it also refuses values that are not legal there."""
+
+    def legal(self, program: Program, site: Site) -> bool:
+        """Whether ``check`` passes at ``site`` (what ``candidates`` filters by)."""
+        try:
+            self.check(program, site)
+        except NotApplicableError:
+            return False
+        return True
+
+    @abstractmethod
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        """The rewritten program; ``NotApplicableError`` where the site is not legal."""
+        """The rewritten program; it starts from ``check``'s plan, so it refuses where that refuses."""
 
     @abstractmethod
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
@@ -164,9 +235,10 @@ class Strategy(ABC):
         return self.exactness
 
     # ---- helpers shared by every strategy --------------------------------------------------------
-    def refuse(self, message: str) -> NotApplicableError:
-        """An error to raise: ``raise self.refuse("...")``."""
-        return NotApplicableError(self.name, message)
+    def refuse(self, code: str, message: str, site: Site | None = None) -> NotApplicableError:
+        """A refusal to raise: ``raise self.refuse("not-spatial", "...", site)``; ``code`` is one of
+        ``refusals``."""
+        return NotApplicableError(self.name, message, code, site)
 
     def sample_params(self, site: Site, rng: random.Random) -> dict[str, ParamValue]:
         """One legal parameter choice, drawn from ``rng`` (seeded by the caller)."""

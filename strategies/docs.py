@@ -18,7 +18,7 @@ from leir.analysis import program_info
 from leir.ast import Program
 from leir.printer import canonical
 from leir.program import signature_text
-from strategies.base import AppliedStep, Strategy, StrategyError
+from strategies.base import ENGINE_REFUSALS, AppliedStep, Strategy, StrategyError
 from strategies.engine import apply_strategy
 from strategies.registry import all_strategies
 
@@ -96,7 +96,8 @@ def _section(item: StrategySurvey) -> list[str]:
     lines = [f"## {info.number}. {info.name}", "",
              f"Level **{info.level.value}**, exactness **{info.exactness}**"
              + (f", inverse of {', '.join(f'`{n}`' for n in s.inverse_of)}" if s.inverse_of else "") + ".",
-             "", inspect.cleandoc(type(s).__doc__ or "(no docstring)"), ""]
+             "", inspect.cleandoc(type(s).__doc__ or "(no docstring)"), "",
+             "Refusals: " + ", ".join(f"`{code}`" for code in s.refusals) + ".", ""]
     for label, counts in (("corpus", item.corpus), ("suite", item.suite)):
         if counts.errors:
             lines += [f"**candidates raised** on {counts.errors} {label} program(s), first: "
@@ -116,6 +117,31 @@ def _section(item: StrategySurvey) -> list[str]:
     return lines
 
 
+def refusal_rows(strategies: Sequence[Strategy]) -> list[tuple[str, str, tuple[str, ...]]]:
+    """``(code, meaning, strategies)`` for every refusal code, the engine's first, then by code; a code two
+    strategies declare with different meanings gets one row per meaning."""
+    rows: list[tuple[str, str, tuple[str, ...]]] = [(code, meaning, ("(engine)",))
+                                                    for code, meaning in ENGINE_REFUSALS.items()]
+    declared: dict[tuple[str, str], list[str]] = {}
+    for strategy in strategies:
+        for code, meaning in strategy.refusals.items():
+            declared.setdefault((code, meaning), []).append(strategy.name)
+    rows += [(code, meaning, tuple(names)) for (code, meaning), names in sorted(declared.items())]
+    return rows
+
+
+def _refusal_table(strategies: Sequence[Strategy]) -> list[str]:
+    lines = ["## Refusal codes", "",
+             "A strategy that does not apply raises a `StrategyError` whose stable code says which rule it "
+             "broke (`strategies.base`); `steptp apply` prints `refused: strategy: [code] message` and a "
+             "generated step's failure reason starts with `[code]`. The engine's codes hold for every "
+             "strategy; the others are declared by each strategy's `refusals`.", "",
+             "| code | meaning | raised by |", "|---|---|---|"]
+    for code, meaning, names in refusal_rows(strategies):
+        lines.append(f"| `{code}` | {meaning} | {', '.join(names)} |")
+    return lines + [""]
+
+
 def strategies_markdown(suite: Sequence[Named], corpus: Sequence[Named]) -> str:
     """The whole ``docs/strategies.md`` for the registered strategies."""
     items = survey(suite, corpus)
@@ -133,6 +159,7 @@ def strategies_markdown(suite: Sequence[Named], corpus: Sequence[Named]) -> str:
                      f"{info.level.value} | {info.exactness} | {_counts_cell(item.corpus, len(corpus))} | "
                      f"{_counts_cell(item.suite, len(suite))} |")
     lines.append("")
+    lines += _refusal_table([item.strategy for item in items])
     for item in items:
         lines += _section(item)
     return "\n".join(lines).rstrip() + "\n"

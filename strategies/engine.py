@@ -16,12 +16,12 @@ from leir.printer import canonical
 from strategies.base import (
     AppliedStep,
     InvalidParamsError,
+    InvalidResultError,
     NotApplicableError,
     Params,
     ParamValue,
     Site,
     Strategy,
-    StrategyError,
     TraceGroundingError,
 )
 from strategies.registry import get_strategy
@@ -57,12 +57,13 @@ def _resolve_site(strategy: Strategy, program: Program, site: Site | int) -> Sit
     sites = strategy_sites(strategy, program)
     if isinstance(site, int):
         if not 0 <= site < len(sites):
-            raise NotApplicableError(strategy.name, f"site {site} does not exist ({len(sites)} candidate(s))")
+            raise NotApplicableError(strategy.name, f"site {site} does not exist ({len(sites)} candidate(s))",
+                                     "no-such-site")
         return sites[site]
     for known in sites:
         if known.path == site.path and known.detail == site.detail:
             return known
-    raise NotApplicableError(strategy.name, f"no legal site at {site.key}")
+    raise NotApplicableError(strategy.name, f"no legal site at {site.key}", "no-such-site", site)
 
 
 def _validate_params(strategy: Strategy, site: Site, params: Params | None) -> dict[str, ParamValue]:
@@ -71,7 +72,7 @@ def _validate_params(strategy: Strategy, site: Site, params: Params | None) -> d
     unknown = sorted(set(chosen) - set(specs))
     if unknown:
         raise InvalidParamsError(strategy.name, f"unknown parameter(s) {', '.join(unknown)}; "
-                                 f"this site takes: {', '.join(specs) or 'none'}")
+                                 f"this site takes: {', '.join(specs) or 'none'}", "unknown-param", site)
     for name, spec in specs.items():
         if name not in chosen:
             chosen[name] = spec.values[0]
@@ -80,7 +81,8 @@ def _validate_params(strategy: Strategy, site: Site, params: Params | None) -> d
             value = chosen[name] = tuple(value)
         if value not in spec.values:
             legal = ", ".join(str(v) for v in spec.values[:20])
-            raise InvalidParamsError(strategy.name, f"{name}={value} is not legal here; legal: {legal}")
+            raise InvalidParamsError(strategy.name, f"{name}={value} is not legal here; legal: {legal}",
+                                     "illegal-param", site)
     return chosen
 
 
@@ -93,17 +95,22 @@ def apply_strategy(program: Program, strategy: Strategy | str, site: Site | int,
         raise LeirCheckError(info.errors)
     resolved = _resolve_site(chosen, program, site)
     values = _validate_params(chosen, resolved, params)
-    after = chosen.apply(program, resolved, values)
+    try:
+        after = chosen.apply(program, resolved, values)
+    except NotApplicableError as refusal:
+        refusal.site = refusal.site or resolved
+        raise
     after_info = program_info(after)
     if not after_info.ok:
         problems = "; ".join(str(d) for d in after_info.errors[:3])
-        raise StrategyError(chosen.name, f"produced an invalid program (a bug in the strategy): {problems}")
+        raise InvalidResultError(chosen.name, f"produced an invalid program (a bug in the strategy): "
+                                 f"{problems}", site=resolved)
     if canonical(after.body) == canonical(program.body) and after.signature == program.signature:
-        raise NotApplicableError(chosen.name, f"changes nothing at {resolved.key}")
+        raise NotApplicableError(chosen.name, f"changes nothing at {resolved.key}", "no-change", resolved)
     exactness = chosen.exactness_at(program, resolved, values)
     trace = chosen.explain(program, resolved, values, after)
     ungrounded = grounding_problems(trace, program, after)
     if ungrounded:
-        raise TraceGroundingError(chosen.name, "; ".join(ungrounded))
+        raise TraceGroundingError(chosen.name, "; ".join(ungrounded), site=resolved)
     return AppliedStep(chosen.name, chosen.number, chosen.level, resolved, values, exactness,
                        program, after, trace)

@@ -47,6 +47,9 @@ class CommonSubexpressionElimination(Strategy):
     name = "common_subexpression_elimination"
     level = Level.GRAPH
     exactness = Exactness.E
+    refusals = {"fewer-than-two": "the sub-expression occurs fewer than twice where it could be hoisted",
+                "cannot-hoist": "its occurrences compute in different dtypes, over loops of different extents, "
+                                "or read a tensor written between them"}
 
     def _groups(self, program: Program) -> dict[str, tuple[Occurrence, ...]]:
         groups: dict[str, list[Occurrence]] = defaultdict(list)
@@ -79,14 +82,19 @@ class CommonSubexpressionElimination(Strategy):
         text = site.get("subexpression")
         occs = tuple(o for o in occurrences(program) if expr_text(o.node) == text)
         if len(occs) < 2:
-            raise self.refuse(f"{text} occurs {len(occs)} time(s) where it could be hoisted, not twice")
+            raise self.refuse("fewer-than-two", f"{text} occurs {len(occs)} time(s) where it could be hoisted, "
+                              "not twice", site)
         problem = self._problem(program, occs)
         if problem:
-            raise self.refuse(problem)
+            raise self.refuse("cannot-hoist", problem, site)
         return occs
 
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Occurrence, ...]:
+        """The occurrences to hoist into one tensor, or a refusal (``candidates`` groups by the same rule)."""
+        return self._occurrences(program, site)
+
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        occs = self._occurrences(program, site)
+        occs = self.check(program, site, params)
         (name,) = fresh_tensor_names(program)
         return hoist(program, occs, name).program
 

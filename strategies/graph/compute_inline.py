@@ -52,6 +52,9 @@ class ComputeInline(Strategy):
     name = "compute_inline"
     level = Level.GRAPH
     exactness = Exactness.E
+    refusals = {"cannot-inline": "the block is not a single plain statement writing an intermediate that only "
+                                 "the next block (same iterations, same dtype) reads, one value per iteration, "
+                                 "outside subscripts, or the inlined program would not check"}
 
     def _problem(self, program: Program, index: int) -> str | None:
         blocks = program.body.blocks
@@ -122,20 +125,26 @@ class ComputeInline(Strategy):
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for index in range(len(program.body.blocks) - 1):
-            if self._problem(program, index) is not None:
+            if not self.legal(program, Site((index,))):
                 continue
-            if not self._reads_in_step(program, index) and not program_info(self._inline(program, index)).ok:
-                continue  # e.g. a shifted read whose guard the checker cannot narrow: not provably legal
             name = program.body.blocks[index].items[0].target.name  # type: ignore[union-attr]
             sites.append(Site((index,), (("tensor", name),), where=f"{name} of block {index + 1}"))
         return sites
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> int:
+        """The index of the producer block to inline into the next one, or a refusal."""
         (index,) = site.path
         problem = self._problem(program, index)
         if problem:
-            raise self.refuse(problem)
-        return self._inline(program, index)
+            raise self.refuse("cannot-inline", problem, site)
+        if not self._reads_in_step(program, index) and not program_info(self._inline(program, index)).ok:
+            # e.g. a shifted read whose guard the checker cannot narrow: not provably legal
+            raise self.refuse("cannot-inline", "the inlined program does not pass the checker (a shifted read "
+                              "whose guard cannot be narrowed)", site)
+        return index
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        return self._inline(program, self.check(program, site, params))
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         (index,) = site.path

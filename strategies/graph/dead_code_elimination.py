@@ -16,7 +16,7 @@ from strategies.traces import Trace, TraceBuilder
 class DeadCodeElimination(Strategy):
     """Remove a block that writes only tensors nothing later reads and that are not outputs.
 
-    Before: ``B^{8}_{tx=0}L^{32}_{a=0}L^{48}_{c=0}[C^{f32,g}_{tx,c}=max(C^{f32,g}_{tx,c},A^{f32,g}_{tx,a,c});];B^{8}_{tx=0}L^{32}_{a=0}L^{48}_{c=0}[D^{i64,g}_{tx,c}=if_then_else(A^{f32,g}_{tx,a,c}>=C^{f32,g}_{tx,c},a,D^{i64,g}_{tx,c});];``
+    Before: ``B^{8}_{tx=0}L^{32}_{a=0}L^{48}_{c=0}[C^{f32,g}_{tx,c}=max(C^{f32,g}_{tx,c},A^{f32,g}_{tx,a,c});];B^{8}_{tx=0}L^{48}_{c=0}[D^{f32,l}_{tx,c}=A^{f32,g}_{tx,0,c}*2;];``
     After:  ``B^{8}_{tx=0}L^{32}_{a=0}L^{48}_{c=0}[C^{f32,g}_{tx,c}=max(C^{f32,g}_{tx,c},A^{f32,g}_{tx,a,c});];``
 
     Precondition: the block writes no signature output and nothing any later block reads (the same rule,
@@ -29,6 +29,7 @@ class DeadCodeElimination(Strategy):
     name = "dead_code_elimination"
     level = Level.GRAPH
     exactness = Exactness.E
+    refusals = {"not-dead": "what is at the site is read later or writes an output"}
 
     def _dead(self, program: Program) -> list[tuple[int, ...]]:
         outputs = [d.name for d in program.signature.by_role("output")]
@@ -40,9 +41,14 @@ class DeadCodeElimination(Strategy):
                      else f"item {path[-1] + 1} of {describe_block(path[:-1])}")
                 for path in self._dead(program)]
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[int, ...]:
+        """The path of the dead block or statement, or a refusal (``candidates`` lists ``_dead``)."""
         if site.path not in self._dead(program):
-            raise self.refuse(f"what is at {site.key} is read later or writes an output")
+            raise self.refuse("not-dead", f"what is at {site.key} is read later or writes an output", site)
+        return site.path
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        self.check(program, site, params)
         return with_body(program, replace_at(program.body, site.path, ()))
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:

@@ -35,6 +35,8 @@ class ExpressionReorder(Strategy):
     name = "expression_reorder"
     level = Level.GRAPH
     exactness = Exactness.E
+    refusals = {"no-next-item": "the item at the site is the last of its list",
+                "cannot-reorder-items": "the two items depend on each other, or are identical"}
 
     def _pairs(self, program: Program) -> Iterator[tuple[Path, Item, Item]]:
         """``(path of the first, first, second)`` for every adjacent pair, blocks then items in order."""
@@ -56,7 +58,7 @@ class ExpressionReorder(Strategy):
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for path, first, second in self._pairs(program):
-            if self._problem(first, second) is None:
+            if self._problem(first, second) is None:  # ``check``'s rule, on the pair already in hand
                 sites.append(Site(path, (), where=f"{_describe(path)} and the one after it"))
         return sites
 
@@ -65,13 +67,18 @@ class ExpressionReorder(Strategy):
         try:
             return item_at(program.body, path), item_at(program.body, nxt)
         except LookupError:
-            raise self.refuse(f"{_describe(path)} has no next item") from None
+            raise self.refuse("no-next-item", f"{_describe(path)} has no next item") from None
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Item, Item]:
+        """The item at the site and the one after it, to swap, or a refusal."""
         first, second = self._pair(program, site.path)
         problem = self._problem(first, second)
         if problem:
-            raise self.refuse(problem)
+            raise self.refuse("cannot-reorder-items", problem, site)
+        return first, second
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        first, second = self.check(program, site, params)
         body = replace_at(program.body, site.path, (second, first))
         stale = site.path[:-1] + (site.path[-1] + 2,)  # the old second item, after the spliced pair
         return with_body(program, replace_at(body, stale, ()))

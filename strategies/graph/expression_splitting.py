@@ -26,7 +26,7 @@ class ExpressionSplitting(Strategy):
     """Hoist one sub-expression (a call or a term) of a statement into a new intermediate.
 
     Before: ``B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[J^{f32,g}_{tx,a,c}=(A^{f32,g}_{tx,a,c}-G^{f32,g}_{tx})/sqrt(I^{f32,g}_{tx}+1e-05);];``
-    After:  ``B^{4}_{tx=0}[K^{f32,g}_{tx}=sqrt(I^{f32,g}_{tx}+1e-05);];B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[J^{f32,g}_{tx,a,c}=(A^{f32,g}_{tx,a,c}-G^{f32,g}_{tx})/K^{f32,g}_{tx};];``
+    After:  ``B^{4}_{tx=0}[C^{f32,g}_{tx}=sqrt(I^{f32,g}_{tx}+1e-05);];B^{4}_{tx=0}L^{16}_{a=0}L^{64}_{c=0}[J^{f32,g}_{tx,a,c}=(A^{f32,g}_{tx,a,c}-G^{f32,g}_{tx})/C^{f32,g}_{tx};];``
 
     Precondition: the sub-expression is compound and reads a tensor; it is not the whole right-hand
     side, not under an ``if_then_else`` branch or condition (lazily evaluated), not in a subscript; it
@@ -40,6 +40,9 @@ class ExpressionSplitting(Strategy):
     name = "expression_splitting"
     level = Level.GRAPH
     exactness = Exactness.E
+    refusals = {"no-statement": "the site's path names no statement",
+                "unstable-reads": "the sub-expression reads a tensor its own block writes",
+                "not-separable": "the position names no compound value sub-expression of the statement"}
 
     def candidates(self, program: Program) -> list[Site]:
         sites = []
@@ -56,7 +59,7 @@ class ExpressionSplitting(Strategy):
     def _occurrence(self, program: Program, site: Site) -> Occurrence:
         stmt = item_at(program.body, site.path)
         if not isinstance(stmt, Assign):
-            raise self.refuse(f"no statement at {site.key}")
+            raise self.refuse("no-statement", f"no statement at {site.key}", site)
         expr_path = tuple(site.get("expr", ()))
         for path, node in value_subexpressions(stmt):
             if path == expr_path and path:
@@ -64,12 +67,17 @@ class ExpressionSplitting(Strategy):
                 occ = Occurrence(site.path, path, node, loops)
                 why = reads_stable(program, node, site.path[0], site.path[0])
                 if why:
-                    raise self.refuse(why)
+                    raise self.refuse("unstable-reads", why, site)
                 return occ
-        raise self.refuse(f"position {expr_path} of the statement is not a separable sub-expression")
+        raise self.refuse("not-separable", f"position {expr_path} of the statement is not a separable "
+                          "sub-expression", site)
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> Occurrence:
+        """The sub-expression to move into its own block, or a refusal."""
+        return self._occurrence(program, site)
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        occ = self._occurrence(program, site)
+        occ = self.check(program, site, params)
         (name,) = fresh_tensor_names(program)
         return hoist(program, (occ,), name).program
 

@@ -35,6 +35,8 @@ class OperatorFission(Strategy):
     level = Level.GRAPH
     exactness = Exactness.E
     inverse_of = ("operator_fusion",)
+    refusals = {"cannot-fission": "there is no such block or seam, or running the items before the seam "
+                                  "for every iteration first changes what the items after it read"}
 
     def _problem(self, program: Program, index: int, seam: int) -> str | None:
         if not 0 <= index < len(program.body.blocks):
@@ -49,17 +51,22 @@ class OperatorFission(Strategy):
         sites = []
         for index, block in enumerate(program.body.blocks):
             for seam in range(1, len(block.items)):
-                if self._problem(program, index, seam) is None:
+                if self.legal(program, Site((index,), (("seam", seam),))):
                     sites.append(Site((index,), (("seam", seam),),
                                       where=f"block {index + 1} between items {seam} and {seam + 1}"))
         return sites
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[int, int]:
+        """The block index and the seam to cut it at, or a refusal."""
         (index,) = site.path
         seam = int(site.get("seam"))
         problem = self._problem(program, index, seam)
         if problem:
-            raise self.refuse(problem)
+            raise self.refuse("cannot-fission", problem, site)
+        return index, seam
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        index, seam = self.check(program, site, params)
         block = program.body.blocks[index]
         head, tail = Block(block.loops, block.items[:seam]), Block(block.loops, block.items[seam:])
         info = program_info(program)

@@ -49,6 +49,9 @@ class OperatorFusion(Strategy):
     level = Level.GRAPH
     exactness = Exactness.E
     inverse_of = ("operator_fission",)
+    refusals = {"cannot-fuse-blocks": "the block is the last, the two headers run different iterations, one "
+                                      "contains a reduction, the second does not read the first, or "
+                                      "interleaving them per iteration changes what is read"}
 
     def _problem(self, program: Program, index: int) -> str | None:
         blocks = program.body.blocks
@@ -82,18 +85,23 @@ class OperatorFusion(Strategy):
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for index in range(len(program.body.blocks) - 1):
-            if self._problem(program, index) is not None:
+            if not self.legal(program, Site((index,))):
                 continue
             private = self._private(program, index)
             params = (ParamSpec("scope", SCOPES, f"memory scope of {', '.join(private)}"),) if private else ()
             sites.append(Site((index,), (), params, where=f"blocks {index + 1} and {index + 2}"))
         return sites
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> int:
+        """The index of the first of the two blocks to fuse, or a refusal."""
         (index,) = site.path
         problem = self._problem(program, index)
         if problem:
-            raise self.refuse(problem)
+            raise self.refuse("cannot-fuse-blocks", problem, site)
+        return index
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        index = self.check(program, site, params)
         first = program.body.blocks[index]
         second = rename_to(first, program.body.blocks[index + 1])
         fused = Block(first.loops, first.items + second.items)

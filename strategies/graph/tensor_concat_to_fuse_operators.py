@@ -93,74 +93,93 @@ class TensorConcatToFuseOperators(Strategy):
     name = "tensor_concat_to_fuse_operators"
     level = Level.GRAPH
     exactness = Exactness.E
+    refusals = {
+        "no-next-block": "the site's block is the last one",
+        "not-single-statements": "one of the two blocks does not hold exactly one statement",
+        "different-iterations": "the two headers run different iterations",
+        "dependent-blocks": "one block reads what the other writes",
+        "different-statement-kinds": "the statements are not both plain writes or both reductions of one kind",
+        "gathered-subscript": "a subscript reads a tensor (a gather)",
+        "different-expressions": "the two statements are not one expression up to renaming their tensors",
+        "tensors-not-matched": "the renaming does not pair the tensors one to one",
+        "no-such-loop": "the header has no loop over the axis",
+        "reduction-axis": "the axis is reduced, not in the target's subscript",
+        "not-bare-subscript": "a tensor that differs between the two does not use the axis as one bare subscript",
+        "read-at-two-subscripts": "an input that differs is read at more than one subscript",
+    }
 
     def _pairs(self, program: Program, index: int) -> tuple[Block, Assign, Assign, dict[str, str]]:
         blocks = program.body.blocks
         if not 0 <= index < len(blocks) - 1:
-            raise self.refuse(f"block {index + 1} has no next block")
+            raise self.refuse("no-next-block", f"block {index + 1} has no next block")
         first, second = blocks[index], blocks[index + 1]
         if any(len(b.items) != 1 or not isinstance(b.items[0], Assign) for b in (first, second)):
-            raise self.refuse(f"blocks {index + 1} and {index + 2} are not single statements")
+            raise self.refuse("not-single-statements",
+                              f"blocks {index + 1} and {index + 2} are not single statements")
         if not same_header(first, second):
-            raise self.refuse("the two headers run different iterations")
+            raise self.refuse("different-iterations", "the two headers run different iterations")
         if not independent(first, second):
-            raise self.refuse("the blocks depend on each other")
+            raise self.refuse("dependent-blocks", "the blocks depend on each other")
         info = program_info(program)
         kinds = {info.statements[(i, 0)].kind for i in (index, index + 1)}
         combiners = {info.statements[(i, 0)].combiner for i in (index, index + 1)}
         if len(kinds) != 1 or not kinds <= {StmtKind.ASSIGN, StmtKind.REDUCE} or len(combiners) != 1:
-            raise self.refuse("the statements are not both plain writes or both reductions of one kind")
+            raise self.refuse("different-statement-kinds",
+                              "the statements are not both plain writes or both reductions of one kind")
         one = first.items[0]
         two = rename_to(first, second).items[0]
         if any(True for stmt in (one, two) for ref in (stmt.target, *tensor_refs(stmt.value))  # type: ignore
                for i in ref.indices for _ in tensor_refs(i)):
-            raise self.refuse("a subscript gathers through a tensor")
+            raise self.refuse("gathered-subscript", "a subscript gathers through a tensor")
         assert isinstance(one, Assign) and isinstance(two, Assign)
         pairs: dict[str, str] = {}
         if not (_match(one.target, two.target, pairs) and _match(one.value, two.value, pairs)):
-            raise self.refuse("the statements are different expressions")
+            raise self.refuse("different-expressions", "the statements are different expressions")
         if len(set(pairs.values())) != len(pairs):
-            raise self.refuse("the tensors do not correspond one to one")
+            raise self.refuse("tensors-not-matched", "the tensors do not correspond one to one")
         return first, one, two, pairs
 
     def _check_axis(self, block: Block, one: Assign, pairs: dict[str, str], var: str) -> Loop:
         loop = next((lp for lp in block.loops if lp.var == var), None)
         if loop is None:
-            raise self.refuse(f"there is no loop over {var}")
+            raise self.refuse("no-such-loop", f"there is no loop over {var}")
         if var not in {v.name for i in one.target.indices for v in walk_expr(i) if isinstance(v, Var)}:
-            raise self.refuse(f"{var} is a reduction axis")
+            raise self.refuse("reduction-axis", f"{var} is a reduction axis")
         differing = {a for a, b in pairs.items() if a != b}
         for ref in (one.target, *tensor_refs(one.value)):
             if ref.name in differing and _bare_position(ref.indices, var) is None:
-                raise self.refuse(f"{expr_text(ref)} does not use {var} as one bare subscript")
+                raise self.refuse("not-bare-subscript",
+                                  f"{expr_text(ref)} does not use {var} as one bare subscript")
         for name in differing - {one.target.name}:
             subscripts = {tuple(expr_text(i) for i in r.indices)
                           for r in tensor_refs(one.value) if r.name == name}
             if len(subscripts) > 1:
-                raise self.refuse(f"{name} is read at more than one subscript")
+                raise self.refuse("read-at-two-subscripts", f"{name} is read at more than one subscript")
         return loop
 
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for index in range(len(program.body.blocks) - 1):
             try:
-                block, one, _, pairs = self._pairs(program, index)
-            except NotApplicableError:
+                block, *_ = self._pairs(program, index)
+            except NotApplicableError:  # no pair here: no axis of it is a site
                 continue
             for lp in block.loops:
-                try:
-                    self._check_axis(block, one, pairs, lp.var)
-                except NotApplicableError:
-                    continue
-                sites.append(Site((index,), (("axis", lp.var),),
-                                  where=f"blocks {index + 1} and {index + 2} along {lp.var}"))
+                site = Site((index,), (("axis", lp.var),), where=f"blocks {index + 1} and {index + 2} along {lp.var}")
+                if self.legal(program, site):
+                    sites.append(site)
         return sites
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site,
+              params: Params | None = None) -> tuple[Block, Assign, dict[str, str], Loop]:
+        """The first block, its statement, the tensor correspondence and the loop to concatenate along."""
         (index,) = site.path
         block, one, _, pairs = self._pairs(program, index)
-        var = str(site.get("axis"))
-        loop = self._check_axis(block, one, pairs, var)
+        return block, one, pairs, self._check_axis(block, one, pairs, str(site.get("axis")))
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        block, one, pairs, loop = self.check(program, site, params)
+        (index,), var = site.path, loop.var
         n = loop.extent
         differing = sorted(a for a, b in pairs.items() if a != b)
         fresh = dict(zip(differing, fresh_tensor_names(program, len(differing)), strict=True))

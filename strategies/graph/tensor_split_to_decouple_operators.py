@@ -11,7 +11,6 @@ from leir.semantics import StmtKind
 from strategies.base import (
     Exactness,
     Level,
-    NotApplicableError,
     Params,
     ParamSpec,
     Site,
@@ -56,44 +55,53 @@ class TensorSplitToDecoupleOperators(Strategy):
     name = "tensor_split_to_decouple_operators"
     level = Level.GRAPH
     exactness = None
+    refusals = {
+        "not-single-statement": "the block does not hold exactly one statement",
+        "prefix-recurrence": "the statement is a prefix recurrence (each element reads the one before)",
+        "no-combiner": "the reduction's combining operation has no recognised partial form",
+        "target-not-distinct": "the reduction's target is not one element per spatial iteration",
+        "written-twice": "the statement writes some element more than once",
+        "no-such-loop": "the header has no loop over the axis with extent >= 2 (or it is neither in the "
+                        "target's subscript nor reduced)",
+        "illegal-cut": "the cut point asked for is outside 1..extent-1",
+    }
 
     def _stmt(self, program: Program, index: int) -> tuple[Block, Assign, StmtKind, str | None]:
         block = program.body.blocks[index]
         if len(block.items) != 1 or not isinstance(block.items[0], Assign):
-            raise self.refuse(f"block {index + 1} is not a single statement")
+            raise self.refuse("not-single-statement", f"block {index + 1} is not a single statement")
         stmt = block.items[0]
         sinfo = program_info(program).statements[(index, 0)]
         lhs = _lhs_vars(stmt)
         if sinfo.kind is StmtKind.RECURRENCE:
-            raise self.refuse(f"{canonical(stmt)} is a prefix recurrence")
+            raise self.refuse("prefix-recurrence", f"{canonical(stmt)} is a prefix recurrence")
         if sinfo.kind is StmtKind.REDUCE:
             if sinfo.combiner not in _COMBINE:
-                raise self.refuse("the reduction has no recognised combiner")
+                raise self.refuse("no-combiner", "the reduction has no recognised combiner")
             spatial = tuple(lp for lp in block.loops if lp.var in lhs)
             if not injective_subscript(stmt.target.indices, spatial):
-                raise self.refuse(f"{canonical(stmt.target)} is not distinct per spatial iteration")
+                raise self.refuse("target-not-distinct",
+                                  f"{canonical(stmt.target)} is not distinct per spatial iteration")
         elif not injective_subscript(stmt.target.indices, block.loops):
-            raise self.refuse(f"{canonical(stmt.target)} is written more than once per element")
+            raise self.refuse("written-twice",
+                              f"{canonical(stmt.target)} is written more than once per element")
         return block, stmt, sinfo.kind, sinfo.combiner
 
     def _axis(self, block: Block, var: str) -> Loop:
         for lp in block.loops:
             if lp.var == var and lp.extent >= 2:
                 return lp
-        raise self.refuse(f"there is no loop over {var} of extent >= 2")
+        raise self.refuse("no-such-loop", f"there is no loop over {var} of extent >= 2")
 
     def candidates(self, program: Program) -> list[Site]:
         sites = []
-        for index in range(len(program.body.blocks)):
-            try:
-                block, stmt, kind, _ = self._stmt(program, index)
-            except NotApplicableError:  # a refusal: not a site
-                continue
-            lhs = _lhs_vars(stmt)
+        for index, block in enumerate(program.body.blocks):
             for lp in block.loops:
-                if lp.extent < 2 or (lp.var not in lhs and kind is not StmtKind.REDUCE):
+                if not self.legal(program, Site((index,), (("axis", lp.var),))):
                     continue
-                axis = "spatial" if lp.var in lhs else "reduction"
+                stmt = block.items[0]
+                assert isinstance(stmt, Assign)
+                axis = "spatial" if lp.var in _lhs_vars(stmt) else "reduction"
                 sites.append(Site((index,), (("axis", lp.var),),
                                   (ParamSpec("at", split_points(lp.extent), "the cut point"),),
                                   where=f"the {axis} loop over {lp.var} of block {index + 1}"))
@@ -104,13 +112,25 @@ class TensorSplitToDecoupleOperators(Strategy):
         assert isinstance(stmt, Assign)
         return Exactness.E if site.get("axis") in _lhs_vars(stmt) else Exactness.N
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site,
+              params: Params | None = None) -> tuple[Block, Assign, StmtKind, str | None, Loop]:
+        """The block, its statement, the statement's kind and combiner and the loop to cut, or a refusal."""
         (index,) = site.path
         block, stmt, kind, combiner = self._stmt(program, index)
         lp = self._axis(block, str(site.get("axis")))
+        if lp.var not in _lhs_vars(stmt) and kind is not StmtKind.REDUCE:
+            raise self.refuse("no-such-loop", f"the loop over {lp.var} is neither in the target's subscript "
+                              "nor reduced", site)
+        if params is not None:
+            at = int_param(params, "at")
+            if not 0 < at < lp.extent:
+                raise self.refuse("illegal-cut", f"cut point {at} is outside 1..{lp.extent - 1}", site)
+        return block, stmt, kind, combiner, lp
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        block, stmt, kind, combiner, lp = self.check(program, site, params)
+        (index,) = site.path
         at = int_param(params, "at")
-        if not 0 < at < lp.extent:
-            raise self.refuse(f"cut point {at} is outside 1..{lp.extent - 1}")
         first, second = fresh_tensor_names(program, 2)
         name, subscript, var = stmt.target.name, stmt.target.indices, lp.var
         shifted: dict[str, Expr] = {var: iadd(Var(var), at)}

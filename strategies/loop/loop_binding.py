@@ -20,9 +20,17 @@ from leir.gpu_limits import (
 from leir.names import first_unused, loop_var_names
 from leir.printer import loop_text
 from leir.rewrite import block_at, substitute_vars
-from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
+from strategies.base import Exactness, Level, NotApplicableError, Params, ParamSpec, Site, Strategy
 from strategies.common import describe_block
-from strategies.loop.nest import enclosing_loops, find_loop, header_loops, nested_loops, rebuild
+from strategies.loop.nest import (
+    LOOP_SITE_REFUSALS,
+    enclosing_loops,
+    find_loop,
+    header_loops,
+    loop_site,
+    nested_loops,
+    rebuild,
+)
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
 
@@ -61,14 +69,35 @@ class LoopBinding(Strategy):
     level = Level.LOOP
     exactness = Exactness.E
 
+    refusals = {
+        **LOOP_SITE_REFUSALS,
+        "unknown-axis": "the axis asked for is not one of BOUND_AXES",
+        "cannot-bind": "no GPU axis (or not the one asked for) can take the loop: its kind, extent, a race, "
+                       "an axis already bound in the nest, block/thread nesting, or a GPU limit",
+    }
+
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for path, _block, _k, lp in header_loops(program):
-            axes = tuple(a for a in BOUND_AXES if self._problem(program, path, lp, a) is None)
-            if axes:
-                sites.append(Site(path, (("loop", lp.var),), (ParamSpec("axis", axes, "GPU axis"),),
-                                  where=f"the loop over {lp.var} in {describe_block(path)}"))
+            try:
+                _lp, axes = self.check(program, loop_site(path, lp))
+            except NotApplicableError:
+                continue
+            sites.append(loop_site(path, lp, (ParamSpec("axis", axes, "GPU axis"),)))
         return sites
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Loop, tuple[str, ...]]:
+        """The loop and the axes it may be bound to (the one asked for, with ``params``), or a refusal."""
+        _block, _k, lp = find_loop(self, program, site.path, site.get("loop"))
+        if params is not None and params.get("axis") not in BOUND_AXES:
+            raise self.refuse("unknown-axis", f"axis {params.get('axis')} is not one of {', '.join(BOUND_AXES)}",
+                              site)
+        asked = (str(params["axis"]),) if params is not None else BOUND_AXES
+        problems = {axis: self._problem(program, site.path, lp, axis) for axis in asked}
+        axes = tuple(axis for axis, problem in problems.items() if problem is None)
+        if not axes:
+            raise self.refuse("cannot-bind", str(problems[asked[0]]), site)
+        return lp, axes
 
     def _bound(self, program: Program, path: tuple[int, ...], lp: Loop, axis: str) -> Program:
         block = block_at(program.body, path)
@@ -117,14 +146,8 @@ class LoopBinding(Strategy):
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        _block, _k, lp = find_loop(self, program, site.path, site.get("loop"))
-        axis = params["axis"]
-        if axis not in BOUND_AXES:
-            raise self.refuse(f"axis {axis} is not one of {', '.join(BOUND_AXES)}")
-        problem = self._problem(program, site.path, lp, str(axis))
-        if problem:
-            raise self.refuse(problem)
-        return self._bound(program, site.path, lp, str(axis))
+        lp, (axis,) = self.check(program, site, params)
+        return self._bound(program, site.path, lp, axis)
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         block, k, old = find_loop(self, before, site.path, site.get("loop"))

@@ -16,6 +16,7 @@ from leir.rewrite import block_at, replace_at
 from strategies.base import Exactness, Level, Params, Site, Strategy
 from strategies.common import describe_block, header_text
 from strategies.loop.nest import (
+    LOOP_SITE_REFUSALS,
     adjacent_pair,
     adjacent_pairs,
     bound_loop_inside,
@@ -77,9 +78,23 @@ class LoopFusion(Strategy):
     exactness = Exactness.E
     inverse_of = ("loop_split",)
 
+    refusals = {
+        **LOOP_SITE_REFUSALS,
+        "cannot-fuse-loops": "the two loops are not serial L (or a bound B around a serial L) of extent > 1, "
+                             "a guard compares one, or a statement carries a dependence along one only",
+    }
+
     def candidates(self, program: Program) -> list[Site]:
-        return [pair_site(path, outer, inner) for path, outer, inner in adjacent_pairs(program)
-                if self._problem(program, path, outer, inner) is None]
+        return [site for path, outer, inner in adjacent_pairs(program)
+                if self.legal(program, site := pair_site(path, outer, inner))]
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Block, int, Loop, Loop]:
+        """The block, the outer loop's position and the two loops to fuse, or a refusal."""
+        block, k, outer, inner = adjacent_pair(self, program, site)
+        problem = self._problem(program, site.path, outer, inner)
+        if problem:
+            raise self.refuse("cannot-fuse-loops", problem, site)
+        return block, k, outer, inner
 
     @staticmethod
     def _problem(program: Program, path: tuple[int, ...], outer: Loop, inner: Loop) -> str | None:
@@ -105,11 +120,8 @@ class LoopFusion(Strategy):
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        block, k, outer, inner = adjacent_pair(self, program, site)
+        block, k, outer, inner = self.check(program, site, params)
         outer_var, inner_var = outer.var, inner.var
-        problem = self._problem(program, site.path, outer, inner)
-        if problem:
-            raise self.refuse(problem)
         fused = Loop(outer.kind, outer.extent * inner.extent, outer_var)
         loops = block.loops[:k] + (fused,) + block.loops[k + 2:]
         return rebuild(program, site.path, block, loops,

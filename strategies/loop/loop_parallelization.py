@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from leir.analysis import loop_race_reason
-from leir.ast import Loop, Program
+from leir.ast import Block, Loop, Program
 from leir.gpu_limits import all_loops, is_block_axis
 from leir.printer import loop_text
 from leir.rewrite import block_at
 from strategies.base import Exactness, Level, Params, Site, Strategy
 from strategies.common import describe_block
 from strategies.loop.nest import (
+    LOOP_SITE_REFUSALS,
     change_kind,
+    check_loop,
     enclosing_vector_loop,
     find_loop,
     loop_sites,
@@ -45,9 +47,13 @@ class LoopParallelization(Strategy):
     name = "loop_parallelization"
     level = Level.LOOP
     exactness = Exactness.E
+    refusals = {**LOOP_SITE_REFUSALS, "cannot-parallelize": "the loop is not a serial spatial loop of extent > 1 alone in running parallel in its nest, outside any vectorised loop"}
 
     def candidates(self, program: Program) -> list[Site]:
-        return loop_sites(program, self._problem)
+        return loop_sites(self, program)
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Block, int, Loop]:
+        return check_loop(self, program, site, "cannot-parallelize", self._problem)
 
     @staticmethod
     def _problem(program: Program, path: tuple[int, ...], lp: Loop) -> str | None:
@@ -68,7 +74,7 @@ class LoopParallelization(Strategy):
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        return change_kind(self, program, site, "P", self._problem)
+        return change_kind(self, program, site, "P")
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         block, k, old = find_loop(self, before, site.path, site.get("loop"))

@@ -9,7 +9,7 @@ from leir.printer import loop_text
 from leir.rewrite import block_at
 from strategies.base import Exactness, Level, Params, Site, Strategy
 from strategies.common import describe_block, header_text
-from strategies.loop.nest import enclosing_loops, find_loop, rebuild
+from strategies.loop.nest import LOOP_SITE_REFUSALS, enclosing_loops, find_loop, rebuild
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
 
@@ -40,6 +40,12 @@ class LoopReorder(Strategy):
     name = "loop_reorder"
     level = Level.LOOP
     exactness = None
+    refusals = {
+        **LOOP_SITE_REFUSALS,
+        "not-outside": "the site's outer loop is not outside its inner loop in the header",
+        "cannot-reorder-loops": "a loop of the span has a single iteration or is P or V, the swap would put a "
+                                "blockIdx loop inside a threadIdx loop, or it changes which values a statement reads",
+    }
 
     def candidates(self, program: Program) -> list[Site]:
         sites = []
@@ -48,10 +54,11 @@ class LoopReorder(Strategy):
         for path, block in blocks(program):
             for i in range(len(block.loops)):
                 for j in range(i + 1, len(block.loops)):
-                    if self._problem(program, path, block, i, j) is None:
-                        a, c = block.loops[i].var, block.loops[j].var
-                        sites.append(Site(path, (("inner", c), ("outer", a)),
-                                          where=f"the loops over {a} and {c} in {describe_block(path)}"))
+                    a, c = block.loops[i].var, block.loops[j].var
+                    site = Site(path, (("inner", c), ("outer", a)),
+                                where=f"the loops over {a} and {c} in {describe_block(path)}")
+                    if self.legal(program, site):
+                        sites.append(site)
         return sites
 
     def _problem(self, program: Program, path: tuple[int, ...], block: Block, i: int, j: int) -> str | None:
@@ -94,15 +101,20 @@ class LoopReorder(Strategy):
         block, i, _ = find_loop(self, program, site.path, site.get("outer"))
         _, j, _ = find_loop(self, program, site.path, site.get("inner"))
         if i >= j:
-            raise self.refuse(f"the loop over {site.get('outer')} is not outside the loop over "
-                              f"{site.get('inner')}")
+            raise self.refuse("not-outside", f"the loop over {site.get('outer')} is not outside the loop over "
+                              f"{site.get('inner')}", site)
         return block, i, j
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Block, int, int]:
+        """The block and the positions of the two loops to swap, or a refusal."""
         block, i, j = self._positions(program, site)
         problem = self._problem(program, site.path, block, i, j)
         if problem:
-            raise self.refuse(problem)
+            raise self.refuse("cannot-reorder-loops", problem, site)
+        return block, i, j
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        block, i, j = self.check(program, site, params)
         loops = block.loops[:i] + (block.loops[j],) + block.loops[i + 1:j] + (block.loops[i],) \
             + block.loops[j + 1:]
         return rebuild(program, site.path, block, loops)

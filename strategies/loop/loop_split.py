@@ -15,31 +15,18 @@ from leir.rewrite import block_at
 from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy, int_param
 from strategies.common import describe_block, header_text
 from strategies.loop.nest import (
+    LOOP_SITE_REFUSALS,
     bound_loop_inside,
     find_loop,
     guard_refusal,
     header_loops,
+    loop_site,
     rebuild,
     ref_using,
     trip_count,
 )
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
-
-
-def _kind_refusal(block: Block, k: int) -> str | None:
-    """Why the header loop at position ``k`` of ``block`` cannot be split for its kind, or ``None``: a
-    serial ``L`` always can, a bound ``B`` only when no bound loop runs inside it (its inner ``L`` would
-    otherwise sit between two bound loops), nothing else (``P``, ``V`` and ``U`` loops are already
-    mapped)."""
-    lp = block.loops[k]
-    if lp.kind == "L":
-        return None
-    if lp.kind != "B":
-        return f"the loop over {lp.var} is {lp.kind}, not serial L or bound B"
-    if bound_loop_inside(block, k):
-        return f"the bound loop over {lp.var} has a bound loop inside it"
-    return None
 
 
 def _kind_word(lp: Loop) -> str:
@@ -73,31 +60,44 @@ class LoopSplit(Strategy):
     exactness = Exactness.E
     inverse_of = ("loop_fusion",)
 
-    def candidates(self, program: Program) -> list[Site]:
-        sites = []
-        for path, block, k, lp in header_loops(program):
-            factors = proper_divisors(lp.extent)
-            if _kind_refusal(block, k) is not None or not factors \
-                    or loop_race_reason(program, path, lp.var) is not None or var_in_condition(block, lp.var):
-                continue
-            sites.append(Site(path, (("loop", lp.var),), (ParamSpec("factor", factors, "inner extent"),),
-                              where=f"the loop over {lp.var} in {describe_block(path)}"))
-        return sites
+    refusals = {
+        **LOOP_SITE_REFUSALS,
+        "not-splittable-kind": "the loop is neither serial L nor a bound B with no bound loop inside it",
+        "no-divisor": "the loop's extent has no divisor 1 < f < n (or the factor asked for is not one)",
+        "not-spatial": "a statement under the loop carries a dependence along it",
+        "guarded-loop": "a guard compares the loop variable",
+    }
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def candidates(self, program: Program) -> list[Site]:
+        return [loop_site(path, lp, (ParamSpec("factor", proper_divisors(lp.extent), "inner extent"),))
+                for path, _block, _k, lp in header_loops(program)
+                if self.legal(program, loop_site(path, lp))]
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Block, int, Loop]:
+        """The block, position and loop to split (module docstring's precondition), or a refusal."""
         var = site.get("loop")
         block, k, lp = find_loop(self, program, site.path, var)
-        factor = params["factor"]
-        refusal = _kind_refusal(block, k)
-        if refusal is not None:
-            raise self.refuse(refusal)
-        if not isinstance(factor, int) or factor not in proper_divisors(lp.extent):
-            raise self.refuse(f"factor {factor} does not divide extent {lp.extent} non-trivially")
+        if lp.kind == "B" and bound_loop_inside(block, k):
+            raise self.refuse("not-splittable-kind", f"the bound loop over {var} has a bound loop inside it", site)
+        if lp.kind not in ("L", "B"):
+            raise self.refuse("not-splittable-kind", f"the loop over {var} is {lp.kind}, not serial L or bound B",
+                              site)
+        factors = proper_divisors(lp.extent)
+        if not factors:
+            raise self.refuse("no-divisor", f"extent {lp.extent} has no divisor 1 < f < {lp.extent}", site)
+        if params is not None and params.get("factor") not in factors:
+            raise self.refuse("no-divisor", f"factor {params.get('factor')} does not divide extent {lp.extent} "
+                              "non-trivially", site)
         reason = loop_race_reason(program, site.path, var)
         if reason is not None:
-            raise self.refuse(f"the loop over {var} {reason}: it is not a spatial loop")
+            raise self.refuse("not-spatial", f"the loop over {var} {reason}: it is not a spatial loop", site)
         if var_in_condition(block, var):
-            raise self.refuse(guard_refusal(var))
+            raise self.refuse("guarded-loop", guard_refusal(var), site)
+        return block, k, lp
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        block, k, lp = self.check(program, site, params)
+        var, factor = lp.var, int_param(params, "factor")
         (inner,) = fresh_loop_vars(program, 1)
         loops = block.loops[:k] + (Loop(lp.kind, lp.extent // factor, var), Loop("L", factor, inner)) \
             + block.loops[k + 1:]

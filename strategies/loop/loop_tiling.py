@@ -19,6 +19,7 @@ from leir.rewrite import block_at
 from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy, int_param
 from strategies.common import describe_block, header_text
 from strategies.loop.nest import (
+    LOOP_SITE_REFUSALS,
     adjacent_pair,
     adjacent_pairs,
     find_loop,
@@ -53,11 +54,31 @@ class LoopTiling(Strategy):
     level = Level.LOOP
     exactness = Exactness.E
 
+    refusals = {
+        **LOOP_SITE_REFUSALS,
+        "cannot-tile": "a loop of the pair is not serial L, has no divisor 1 < f < n, carries a dependence "
+                       "or is compared by a guard",
+        "illegal-tile": "a tile size asked for does not divide its loop's extent non-trivially",
+    }
+
     def candidates(self, program: Program) -> list[Site]:
         return [pair_site(path, outer, inner, (ParamSpec("outer_tile", proper_divisors(outer.extent)),
                                                ParamSpec("inner_tile", proper_divisors(inner.extent))))
                 for path, outer, inner in adjacent_pairs(program)
-                if self._problem(program, path, outer, inner) is None]
+                if self.legal(program, pair_site(path, outer, inner))]
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Block, int, Loop, Loop]:
+        """The block, the outer loop's position and the two loops to tile, or a refusal."""
+        block, k, outer, inner = adjacent_pair(self, program, site)
+        problem = self._problem(program, site.path, outer, inner)
+        if problem:
+            raise self.refuse("cannot-tile", problem, site)
+        if params is not None:
+            fu, fw = params["outer_tile"], params["inner_tile"]
+            if fu not in proper_divisors(outer.extent) or fw not in proper_divisors(inner.extent):
+                raise self.refuse("illegal-tile", f"tile {fu}x{fw} does not divide {outer.extent}x{inner.extent} "
+                                  "non-trivially", site)
+        return block, k, outer, inner
 
     @staticmethod
     def _problem(program: Program, path: tuple[int, ...], outer: Loop, inner: Loop) -> str | None:
@@ -74,14 +95,9 @@ class LoopTiling(Strategy):
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        block, k, outer, inner = adjacent_pair(self, program, site)
+        block, k, outer, inner = self.check(program, site, params)
         u, w = outer.var, inner.var
-        problem = self._problem(program, site.path, outer, inner)
-        if problem:
-            raise self.refuse(problem)
         fu, fw = params["outer_tile"], params["inner_tile"]
-        if fu not in proper_divisors(outer.extent) or fw not in proper_divisors(inner.extent):
-            raise self.refuse(f"tile {fu}x{fw} does not divide {outer.extent}x{inner.extent} non-trivially")
         assert isinstance(fu, int) and isinstance(fw, int)
         ku, kw = fresh_loop_vars(program, 2)
         loops = block.loops[:k] + (Loop("L", outer.extent // fu, u), Loop("L", inner.extent // fw, w),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from leir.ast import Block, Loop, Program
 from leir.printer import loop_text
-from leir.rewrite import block_at, replace_at, with_body
+from leir.rewrite import block_at
 from strategies.base import Exactness, Level, Params, Site, Strategy
-from strategies.common import blocks, describe_block, loop_index
+from strategies.common import describe_block, loop_index
+from strategies.loop.nest import LOOP_SITE_REFUSALS, change_kind, find_loop, loop_sites
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
 
@@ -30,29 +31,26 @@ class LoopUnrolling(Strategy):
     level = Level.LOOP
     exactness = Exactness.E
 
+    refusals = {
+        **LOOP_SITE_REFUSALS,
+        "not-serial": "the loop is not serial L",
+        "extent-out-of-range": "the loop's extent is outside 2..MAX_UNROLL_EXTENT",
+    }
+
     def candidates(self, program: Program) -> list[Site]:
-        sites = []
-        for path, block in blocks(program):
-            for lp in block.loops:
-                if lp.kind == "L" and 2 <= lp.extent <= MAX_UNROLL_EXTENT:
-                    sites.append(Site(path, (("loop", lp.var),),
-                                      where=f"the loop over {lp.var} in {describe_block(path)}"))
-        return sites
+        return loop_sites(self, program)
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Block, int, Loop]:
+        """The block, position and loop to unroll, or a refusal."""
+        block, k, lp = find_loop(self, program, site.path, site.get("loop"))
+        if lp.kind != "L":
+            raise self.refuse("not-serial", f"the loop over {lp.var} is {lp.kind}, not serial L", site)
+        if not 2 <= lp.extent <= MAX_UNROLL_EXTENT:
+            raise self.refuse("extent-out-of-range", f"extent {lp.extent} is outside 2..{MAX_UNROLL_EXTENT}", site)
+        return block, k, lp
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        block = block_at(program.body, site.path)
-        var = site.get("loop")
-        try:
-            index = loop_index(block, var)
-        except KeyError:
-            raise self.refuse(f"{describe_block(site.path)} has no loop over {var}") from None
-        lp = block.loops[index]
-        if lp.kind != "L":
-            raise self.refuse(f"the loop over {var} is {lp.kind}, not serial L")
-        if not 2 <= lp.extent <= MAX_UNROLL_EXTENT:
-            raise self.refuse(f"extent {lp.extent} is outside 2..{MAX_UNROLL_EXTENT}")
-        loops = block.loops[:index] + (Loop("U", lp.extent, lp.var),) + block.loops[index + 1:]
-        return with_body(program, replace_at(program.body, site.path, Block(loops, block.items)))
+        return change_kind(self, program, site, "U")
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         var = site.get("loop")

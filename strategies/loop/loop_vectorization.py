@@ -12,7 +12,9 @@ from leir.rewrite import block_at
 from strategies.base import Exactness, Level, Params, Site, Strategy
 from strategies.common import Path, describe_block
 from strategies.loop.nest import (
+    LOOP_SITE_REFUSALS,
     change_kind,
+    check_loop,
     enclosing_vector_loop,
     find_loop,
     loop_sites,
@@ -48,9 +50,13 @@ class LoopVectorization(Strategy):
     name = "loop_vectorization"
     level = Level.LOOP
     exactness = Exactness.E
+    refusals = {**LOOP_SITE_REFUSALS, "cannot-vectorize": "the loop is not an innermost serial loop of 2..MAX_VECTOR_EXTENT lanes, free of races, with contiguous access, outside any vectorised loop"}
 
     def candidates(self, program: Program) -> list[Site]:
-        return loop_sites(program, self._problem)
+        return loop_sites(self, program)
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Block, int, Loop]:
+        return check_loop(self, program, site, "cannot-vectorize", self._problem)
 
     @staticmethod
     def _problem(program: Program, path: tuple[int, ...], lp: Loop) -> str | None:
@@ -76,7 +82,7 @@ class LoopVectorization(Strategy):
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        return change_kind(self, program, site, "V", self._problem)
+        return change_kind(self, program, site, "V")
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         block, k, old = find_loop(self, before, site.path, site.get("loop"))

@@ -30,11 +30,11 @@ def find_loop(strategy: Strategy, program: Program, path: Path, var: str) -> tup
     try:
         block = block_at(program.body, path)
     except (LookupError, TypeError):
-        raise strategy.refuse(f"there is no block at {describe_block(path)}") from None
+        raise strategy.refuse("no-such-block", f"there is no block at {describe_block(path)}") from None
     try:
         k = loop_index(block, var)
     except KeyError:
-        raise strategy.refuse(f"{describe_block(path)} has no loop over {var}") from None
+        raise strategy.refuse("no-such-loop", f"{describe_block(path)} has no loop over {var}") from None
     return block, k, block.loops[k]
 
 
@@ -107,13 +107,20 @@ def ref_using(block: Block, var: str) -> str | None:
     return None
 
 
-def change_kind(strategy: Strategy, program: Program, site: Site, kind: str,
-                problem: Callable[[Program, Path, Loop], str | None]) -> Program:
-    """The program with the site's loop given ``kind``, after ``problem`` found nothing against it."""
+def check_loop(strategy: Strategy, program: Program, site: Site, code: str,
+               problem: Callable[[Program, Path, Loop], str | None]) -> tuple[Block, int, Loop]:
+    """The block, position and loop of a one-loop site, or the refusal ``code`` with what ``problem``
+    finds against the loop: the ``check`` of a strategy whose rule is one such function."""
     block, k, lp = find_loop(strategy, program, site.path, site.get("loop"))
     reason = problem(program, site.path, lp)
     if reason:
-        raise strategy.refuse(reason)
+        raise strategy.refuse(code, reason, site)
+    return block, k, lp
+
+
+def change_kind(strategy: Strategy, program: Program, site: Site, kind: str) -> Program:
+    """The program with the site's loop given ``kind``, once the strategy's ``check`` passed."""
+    block, k, lp = strategy.check(program, site)
     loops = block.loops[:k] + (Loop(kind, lp.extent, lp.var),) + block.loops[k + 1:]
     return rebuild(program, site.path, block, loops)
 
@@ -123,7 +130,7 @@ def adjacent_pair(strategy: Strategy, program: Program, site: Site) -> tuple[Blo
     outer_var, inner_var = site.get("outer"), site.get("inner")
     block, k, outer = find_loop(strategy, program, site.path, outer_var)
     if k + 1 >= len(block.loops) or block.loops[k + 1].var != inner_var:
-        raise strategy.refuse(f"the loop over {inner_var} is not directly inside the loop over {outer_var}")
+        raise strategy.refuse("not-adjacent", f"the loop over {inner_var} is not directly inside the loop over {outer_var}")
     return block, k, outer, block.loops[k + 1]
 
 
@@ -134,10 +141,14 @@ def enclosing_vector_loop(program: Program, path: Path, k: int) -> Loop | None:
     return found[0] if found else None
 
 
-def loop_sites(program: Program, problem: Callable[[Program, Path, Loop], str | None]) -> list[Site]:
-    """A parameterless site for every header loop ``problem`` finds nothing against, in program order."""
-    return [Site(path, (("loop", lp.var),), where=f"the loop over {lp.var} in {describe_block(path)}")
-            for path, _block, _k, lp in header_loops(program) if problem(program, path, lp) is None]
+def loop_site(path: Path, lp: Loop, params: tuple[ParamSpec, ...] = ()) -> Site:
+    return Site(path, (("loop", lp.var),), params, where=f"the loop over {lp.var} in {describe_block(path)}")
+
+
+def loop_sites(strategy: Strategy, program: Program) -> list[Site]:
+    """A parameterless site for every header loop the strategy's ``check`` passes, in program order."""
+    return [site for path, _block, _k, lp in header_loops(program)
+            if strategy.legal(program, site := loop_site(path, lp))]
 
 
 def adjacent_pairs(program: Program) -> Iterator[tuple[Path, Loop, Loop]]:
@@ -150,6 +161,14 @@ def adjacent_pairs(program: Program) -> Iterator[tuple[Path, Loop, Loop]]:
 def pair_site(path: Path, outer: Loop, inner: Loop, params: tuple[ParamSpec, ...] = ()) -> Site:
     return Site(path, (("inner", inner.var), ("outer", outer.var)), params,
                 where=f"the loops over {outer.var} and {inner.var} in {describe_block(path)}")
+
+
+#: The refusals of resolving a loop site, which every loop strategy shares.
+LOOP_SITE_REFUSALS = {
+    "no-such-block": "the site's path names no block",
+    "no-such-loop": "the block's header has no loop over the site's variable",
+    "not-adjacent": "the site's inner loop is not directly inside its outer loop",
+}
 
 
 def guard_refusal(var: str) -> str:

@@ -15,7 +15,7 @@ from leir.printer import canonical, loop_text
 from leir.rewrite import replace_at, replace_refs, with_body
 from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy, int_param
 from strategies.common import describe_block, header_text
-from strategies.loop.nest import find_loop, guard_refusal
+from strategies.loop.nest import LOOP_SITE_REFUSALS, find_loop, guard_refusal
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
 
@@ -26,10 +26,10 @@ _COMBINERS = ("+", "*", "max", "min")
 class ReductionFactorization(Strategy):
     """Factor a reduction over ``r`` (extent ``n``) into ``f`` partial reductions, then combine them.
 
-    From level1/hinge_loss, parameters {'factor': 2}:
+    From level1/hinge_loss's last block as a program of its own, parameters {'factor': 2}:
 
     Before: ``B^{16}_{tx=0}L^{64}_{a=0}[H^{f32,g}=H^{f32,g}+F^{f32,g}_{tx,a};];``
-    After:  ``B^{16}_{tx=0}L^{32}_{a=0}L^{2}_{c=0}[I^{f32,g}_{c}=I^{f32,g}_{c}+F^{f32,g}_{tx,a*2+c};];L^{2}_{c=0}[H^{f32,g}=H^{f32,g}+I^{f32,g}_{c};];``
+    After:  ``B^{16}_{tx=0}L^{32}_{a=0}L^{2}_{c=0}[A^{f32,g}_{c}=A^{f32,g}_{c}+F^{f32,g}_{tx,a*2+c};];L^{2}_{c=0}[H^{f32,g}=H^{f32,g}+A^{f32,g}_{c};];``
 
     Parameter ``factor`` (``f``, every divisor ``1 < f < n``; ``n`` itself when ``n`` is prime): the
     loop over ``r`` becomes ``r`` (``n/f``) and a fresh ``k`` (``f``); a fresh intermediate keeps one
@@ -47,12 +47,18 @@ class ReductionFactorization(Strategy):
     name = "reduction_factorization"
     level = Level.LOOP
     exactness = None
+    refusals = {
+        **LOOP_SITE_REFUSALS,
+        "cannot-factor": "the loop is not a serial reduction loop (extent > 1, no guard on it) of a top-level "
+                         "block's single reduction statement with a combiner that has a partial form",
+        "illegal-factor": "the number of partials asked for is not a legal one for the loop's extent",
+    }
 
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for b, block in enumerate(program.body.blocks):
             for lp in block.loops:
-                if self._problem(program, (b,), lp.var) is None:
+                if self.legal(program, Site((b,), (("loop", lp.var),))):
                     sites.append(Site((b,), (("loop", lp.var),),
                                       (ParamSpec("factor", _factors(lp.extent), "partial results"),),
                                       where=f"the reduction loop over {lp.var} in {describe_block((b,))}"))
@@ -79,18 +85,25 @@ class ReductionFactorization(Strategy):
             return guard_refusal(var)
         return None
 
-    def exactness_at(self, program: Program, site: Site, params: Params) -> Exactness:
-        return Exactness.E if _combiner(program, site) in _EXACT_COMBINERS else Exactness.N
-
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Block, int, Loop]:
+        """The block, position and reduction loop to factor, or a refusal."""
         var = site.get("loop")
         block, k, lp = find_loop(self, program, site.path, var)
         problem = self._problem(program, site.path, var)
         if problem:
-            raise self.refuse(problem)
-        factor = params["factor"]
-        if not isinstance(factor, int) or factor not in _factors(lp.extent):
-            raise self.refuse(f"factor {factor} is not a legal number of partials for extent {lp.extent}")
+            raise self.refuse("cannot-factor", problem, site)
+        factor = params.get("factor") if params is not None else None
+        if params is not None and (not isinstance(factor, int) or factor not in _factors(lp.extent)):
+            raise self.refuse("illegal-factor", f"factor {factor} is not a legal number of partials for extent "
+                              f"{lp.extent}", site)
+        return block, k, lp
+
+    def exactness_at(self, program: Program, site: Site, params: Params) -> Exactness:
+        return Exactness.E if _combiner(program, site) in _EXACT_COMBINERS else Exactness.N
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        block, k, lp = self.check(program, site, params)
+        var, factor = lp.var, int_param(params, "factor")
         stmt = block.items[0]
         assert isinstance(stmt, Assign)
         sinfo = program_info(program).statements[site.path + (0,)]

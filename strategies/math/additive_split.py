@@ -5,9 +5,11 @@ from __future__ import annotations
 from leir.ast import BinOp, Program
 from leir.printer import canonical, expr_text
 from leir.rewrite import statement_at
-from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
+from strategies.base import Exactness, Level, NotApplicableError, Params, ParamSpec, Site, Strategy
 from strategies.math.splits import (
+    Operand,
     choice_ref,
+    chosen_values,
     find_operand,
     replace_in_statement,
     statement_paths,
@@ -22,9 +24,9 @@ from strategies.traces import Trace, TraceBuilder
 class AdditiveSplit(Strategy):
     """Add and subtract an existing value around one operand: ``X`` becomes ``X+s-s``.
 
-    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
-    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}+F^{f32,g}_{tx,a}-F^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
-    (with ``F`` the running max an earlier normal_loop_max_to_prefix_max step wrote.)
+    Before: ``B^{16}_{tx=0}[L^{256}_{a=0}[F^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,F^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=F^{f32,g}_{tx,255};];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
+    After:  ``B^{16}_{tx=0}[L^{256}_{a=0}[F^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,F^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=F^{f32,g}_{tx,255};];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}+F^{f32,g}_{tx,a}-F^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
+    (with ``F`` the running max a normal_loop_max_to_prefix_max step wrote in the first block.)
 
     Precondition: a tensor read in value position of a statement (not an index, not a condition, not
     the statement's own accumulator). The parameter ``s`` is one of the values that exist there, in a
@@ -38,25 +40,34 @@ class AdditiveSplit(Strategy):
     name = "additive_split"
     level = Level.MATH
     exactness = Exactness.N
+    refusals = {"not-value-operand": "the site names no tensor read in value position of the statement",
+                "no-value": "no existing value s (or not the one asked for) can be added and subtracted there"}
 
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for path in statement_paths(program):
             stmt = statement_at(program.body, path)
             for op in value_operands(stmt):
-                values = value_choices(program, path, {expr_text(op.ref)})
-                if not values:
+                try:
+                    _op, values = self.check(program, Site(path, (("operand", op.expr_path),)))
+                except NotApplicableError:
                     continue
                 sites.append(Site(path, (("operand", op.expr_path),),
                                   (ParamSpec("s", values, "the existing value added and subtracted"),),
                                   where=f"the operand {expr_text(op.ref)} of {stmt.target.name}'s statement"))
         return sites
 
-    def _split(self, program: Program, site: Site, params: Params) -> tuple[BinOp, str]:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Operand, tuple[str, ...]]:
+        """The operand and the values ``s`` it may be split by (the one asked for, with ``params``)."""
         stmt = statement_at(program.body, site.path)
         op = find_operand(stmt, tuple(site.get("operand")))
         if op is None:
-            raise self.refuse("the site is not a value operand of the statement")
+            raise self.refuse("not-value-operand", "the site is not a value operand of the statement", site)
+        values = value_choices(program, site.path, {expr_text(op.ref)})
+        return op, chosen_values(self, site, values, params, f"to add to and subtract from {expr_text(op.ref)}")
+
+    def _split(self, program: Program, site: Site, params: Params) -> tuple[BinOp, str]:
+        op, _values = self.check(program, site, params)
         s = choice_ref(program, site.path, str(params["s"]))
         return BinOp("-", BinOp("+", op.ref, s), s), expr_text(op.ref)
 

@@ -39,6 +39,13 @@ class AlgebraicRewrite(Strategy):
     exactness = Exactness.N
     #: The identity in words, for the trace's exactness part.
     identity: ClassVar[str] = ""
+    refusals = {
+        "no-statement": "the site's path names no statement",
+        "not-a-region": "the statement is not a float statement whose right-hand side SymPy can read",
+        "not-an-operand": "the site's operand is not one the rewrite is about in this statement",
+        "no-rewrite": "SymPy's rewrite does not change the form here, or cannot prove every divisor and "
+                      "logarithm it touches safe",
+    }
 
     # ---- what a subclass provides -----------------------------------------------------------------
     @abstractmethod
@@ -82,30 +89,32 @@ class AlgebraicRewrite(Strategy):
         where = f"the statement writing {region.stmt.target.name}{about} in {describe_block(region.path[:-1])}"
         return Site(region.path, detail, where=where)
 
-    def _resolve(self, program: Program, site: Site) -> Rewrite:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> Rewrite:
+        """The rewrite of the site's region (``candidates`` keeps the regions ``_rewrite`` rewrites)."""
         try:
             stmt = item_at(program.body, site.path)
         except LookupError as exc:
-            raise self.refuse(f"no statement at {site.key}") from exc
+            raise self.refuse("no-statement", f"no statement at {site.key}", site) from exc
         if not isinstance(stmt, Assign):
-            raise self.refuse(f"no statement at {site.key}")
+            raise self.refuse("no-statement", f"no statement at {site.key}", site)
         region = region_of(program, site.path, stmt)
         if isinstance(region, str):
-            raise self.refuse(region)
+            raise self.refuse("not-a-region", region, site)
         operand = str(site.get("operand", ""))
         if operand not in self._operands(region):
-            raise self.refuse(f"{operand or 'the statement'} is not an operand this rewrite applies to")
+            raise self.refuse("not-an-operand", f"{operand or 'the statement'} is not an operand this rewrite "
+                              "applies to", site)
         rw = self._rewrite(region, operand)
         if isinstance(rw, str):
-            raise self.refuse(rw)
+            raise self.refuse("no-rewrite", rw, site)
         return rw
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        rw = self._resolve(program, site)
+        rw = self.check(program, site)
         return with_body(program, replace_at(program.body, site.path, rw.new_stmt))
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
-        rw = self._resolve(before, site)
+        rw = self.check(before, site)
         operand = str(site.get("operand", ""))
         t = TraceBuilder()
         stmt, region = rw.region.stmt, rw.region

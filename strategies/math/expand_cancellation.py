@@ -21,9 +21,9 @@ from strategies.registry import register
 class ExpandCancellation(AlgebraicRewrite):
     """Un-cancel a fraction: multiply numerator and denominator by a provably positive factor of its denominator.
 
-    From level1/sigmoid:
-    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=1/(1+exp(-A^{f32,g}_{tx,a}));];``
-    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=(1+exp(-A^{f32,g}_{tx,a}))/((1+exp(-A^{f32,g}_{tx,a}))*(1+exp(-A^{f32,g}_{tx,a})));];``
+    From level1/silu:
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=A^{f32,g}_{tx,a}/(1+exp(-A^{f32,g}_{tx,a}));];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=(A^{f32,g}_{tx,a}+A^{f32,g}_{tx,a}*exp(-A^{f32,g}_{tx,a}))/((1+exp(-A^{f32,g}_{tx,a}))*(1+exp(-A^{f32,g}_{tx,a})));];``
 
     Precondition: a float statement whose expression is (or has a term that is) a fraction ``n/d`` with a
     non-constant factor ``g`` of ``d`` (the operand) that is provably positive; ``n/d`` becomes

@@ -5,10 +5,11 @@ from __future__ import annotations
 from leir.ast import BinOp, Call, Expr, IfThenElse, Program, TensorRef, expr_children, strip_parens
 from leir.printer import canonical, expr_text
 from leir.rewrite import statement_at
-from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
+from strategies.base import Exactness, Level, NotApplicableError, Params, ParamSpec, Site, Strategy
 from strategies.math.splits import (
     Path,
     choice_ref,
+    chosen_values,
     replace_in_statement,
     shift_values,
     statement_paths,
@@ -42,9 +43,9 @@ def exp_differences(value: Expr) -> list[tuple[Path, Call]]:
 class ExponentialSplit(Strategy):
     """Split ``exp(U-V)`` through an existing value ``s``: ``exp(U-s)*exp(s-V)`` (or ``exp(U-s)/exp(V-s)``).
 
-    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
-    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-F^{f32,g}_{tx,a})*exp(F^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
-    (``F`` the running max that normal_loop_max_to_prefix_max wrote in an earlier block.)
+    Before: ``B^{16}_{tx=0}[L^{256}_{a=0}[F^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,F^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=F^{f32,g}_{tx,255};];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
+    After:  ``B^{16}_{tx=0}[L^{256}_{a=0}[F^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,F^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=F^{f32,g}_{tx,255};];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-F^{f32,g}_{tx,a})*exp(F^{f32,g}_{tx,a}-D^{f32,g}_{tx});];``
+    (``F`` the running max that normal_loop_max_to_prefix_max wrote in the first block.)
 
     Precondition: a call ``exp(U-V)`` in value position of a statement. The parameter ``s`` is one
     of the values that exist there and share the exponent's scale: a max/min reduction or running-max
@@ -60,17 +61,18 @@ class ExponentialSplit(Strategy):
     name = "exponential_split"
     level = Level.MATH
     exactness = Exactness.N
+    refusals = {"not-exp-difference": "the site names no exp(U-V) in value position of the statement",
+                "no-value": "no existing value s (or not the one asked for) shares the exponent's scale there"}
 
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for path in statement_paths(program):
             stmt = statement_at(program.body, path)
             for epath, call in exp_differences(stmt.value):
-                diff = strip_parens(call.args[0])
-                assert isinstance(diff, BinOp)
-                exclude = {expr_text(diff.left), expr_text(diff.right)}
-                values = tuple(t for t in (expr_text(r) for r in shift_values(program, path, diff))
-                               if t not in exclude)
+                try:
+                    _call, values = self.check(program, Site(path, (("exp", epath),)))
+                except NotApplicableError:
+                    continue
                 if values:
                     sites.append(Site(path, (("exp", epath),),
                                       (ParamSpec("s", values, "the existing value to shift by"),
@@ -78,13 +80,22 @@ class ExponentialSplit(Strategy):
                                       where=f"{expr_text(call)} in {stmt.target.name}'s statement"))
         return sites
 
-    def _split(self, program: Program, site: Site, params: Params) -> tuple[Call, Expr]:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Call, tuple[str, ...]]:
+        """The ``exp(U-V)`` call and the values ``s`` to shift by (the one asked for, with ``params``)."""
         stmt = statement_at(program.body, site.path)
-        epath = tuple(site.get("exp"))
         found = dict(exp_differences(stmt.value))
-        if epath not in found:
-            raise self.refuse("the site is not an exp of a difference")
-        call = found[epath]
+        call = found.get(tuple(site.get("exp")))
+        if call is None:
+            raise self.refuse("not-exp-difference", "the site is not an exp of a difference", site)
+        diff = strip_parens(call.args[0])
+        assert isinstance(diff, BinOp)
+        exclude = {expr_text(diff.left), expr_text(diff.right)}
+        values = tuple(t for t in (expr_text(r) for r in shift_values(program, site.path, diff))
+                       if t not in exclude)
+        return call, chosen_values(self, site, values, params, f"besides U and V to shift {expr_text(call)} by")
+
+    def _split(self, program: Program, site: Site, params: Params) -> tuple[Call, Expr]:
+        call, _values = self.check(program, site, params)
         diff = strip_parens(call.args[0])
         assert isinstance(diff, BinOp)
         s = choice_ref(program, site.path, str(params["s"]))

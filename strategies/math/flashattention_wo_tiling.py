@@ -7,7 +7,7 @@ from leir.ast import Assign, Program, tensor_refs
 from leir.printer import canonical
 from leir.rewrite import with_body
 from strategies.base import Exactness, Level, Params, Site, Strategy
-from strategies.math.streaming import Attention, attention_sites, flash, score_passes
+from strategies.math.streaming import Attention, Deferred, attention_sites, flash, score_passes
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
 
@@ -23,7 +23,7 @@ def find_attention(strategy: Strategy, program: Program, site: Site, *, online: 
     for found in (f for o in online for f in attention_sites(program, online=o)):
         if attention_site(found) == Site(site.path, site.detail, where=attention_site(found).where):
             return found
-    raise strategy.refuse(f"no softmax followed by a matmul of its output at {site.key}")
+    raise strategy.refuse("no-such-pattern", f"no softmax followed by a matmul of its output at {site.key}", site)
 
 
 def explain_flash(before: Program, found: Attention, after: Program, *, normalised: bool) -> Trace:
@@ -97,6 +97,7 @@ class FlashattentionWoTiling(Strategy):
     name = "flashattention_wo_tiling"
     level = Level.MATH
     exactness = Exactness.N
+    refusals = {"no-such-pattern": "the site names no softmax followed by a matmul of its output"}
     #: which statistics forms the strategy starts from (two-pass, online), and its output form
     forms: tuple[bool, ...] = (False, True)
     normalised = False
@@ -105,8 +106,14 @@ class FlashattentionWoTiling(Strategy):
         return [attention_site(found) for online in self.forms
                 for found in attention_sites(program, online=online)]
 
+    def check(self, program: Program, site: Site, params: Params | None = None) -> Attention | Deferred:
+        """The softmax and the matmul of its output the site names (``attention_sites`` lists them all;
+        a subclass may name a ``Deferred`` output too)."""
+        return find_attention(self, program, site, online=self.forms)
+
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        found = find_attention(self, program, site, online=self.forms)
+        found = self.check(program, site, params)
+        assert isinstance(found, Attention), "this form's plan is an attention"
         a, w, r = fresh_tensor_names(program, 3)
         return with_body(program, flash(program, found, (a, w, r), normalised=self.normalised).body)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from leir.ast import BinOp, Program
 from leir.printer import canonical, expr_text
 from leir.rewrite import statement_at
-from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
+from strategies.base import Exactness, Level, NotApplicableError, Params, ParamSpec, Site, Strategy
 from strategies.math.splits import (
+    Operand,
     choice_ref,
     existing_values,
     find_operand,
@@ -26,9 +27,9 @@ PRODUCTS = ("*", "/")
 class MultiplicativeSplit(Strategy):
     """Divide and multiply one product-free operand by an existing non-zero value: ``X`` → ``X/s*s``.
 
-    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx})/E^{f32,g}_{tx};];``
-    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}/E^{f32,g}_{tx}*E^{f32,g}_{tx}-D^{f32,g}_{tx})/E^{f32,g}_{tx};];``
-    (softmax's last block; an earlier block writes ``E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(…)``, so ``E > 0``.)
+    Before: ``B^{16}_{tx=0}L^{256}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx})/E^{f32,g}_{tx};];``
+    After:  ``B^{16}_{tx=0}L^{256}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];B^{16}_{tx=0}L^{256}_{a=0}[E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(A^{f32,g}_{tx,a}-D^{f32,g}_{tx});];B^{16}_{tx=0}L^{256}_{a=0}[C^{f32,g}_{tx,a}=exp(A^{f32,g}_{tx,a}/E^{f32,g}_{tx}*E^{f32,g}_{tx}-D^{f32,g}_{tx})/E^{f32,g}_{tx};];``
+    (softmax; its second block writes ``E^{f32,g}_{tx}=E^{f32,g}_{tx}+exp(…)``, so ``E > 0``.)
 
     Precondition: a tensor read in value position that is not already a factor of a product or
     quotient (not an index, a condition, or the statement's accumulator), and an existing value ``s``
@@ -44,6 +45,9 @@ class MultiplicativeSplit(Strategy):
     name = "multiplicative_split"
     level = Level.MATH
     exactness = Exactness.N
+    refusals = {"not-value-operand": "the site names no tensor read in value position outside a product or "
+                                     "quotient",
+                "not-nonzero": "no existing value s (or not the one asked for) is provably non-zero there"}
 
     def _values(self, program: Program, path: tuple[int, ...], exclude: str) -> tuple[str, ...]:
         return tuple(expr_text(r) for r in existing_values(program, path)
@@ -54,9 +58,10 @@ class MultiplicativeSplit(Strategy):
         for path in statement_paths(program):
             stmt = statement_at(program.body, path)
             for op in value_operands(stmt):
-                if op.parent in PRODUCTS:
+                try:
+                    _op, values = self.check(program, Site(path, (("operand", op.expr_path),)))
+                except NotApplicableError:
                     continue
-                values = self._values(program, path, expr_text(op.ref))
                 if values:
                     sites.append(Site(path, (("operand", op.expr_path),),
                                       (ParamSpec("s", values, "the provably non-zero value to divide and "
@@ -65,14 +70,27 @@ class MultiplicativeSplit(Strategy):
                                             "statement"))
         return sites
 
-    def _split(self, program: Program, site: Site, params: Params) -> tuple[BinOp, str]:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[Operand, tuple[str, ...]]:
+        """The operand and the provably positive values ``s`` (the one asked for, with ``params``)."""
         stmt = statement_at(program.body, site.path)
         op = find_operand(stmt, tuple(site.get("operand")))
         if op is None or op.parent in PRODUCTS:
-            raise self.refuse("the site is not a product-free value operand of the statement")
+            raise self.refuse("not-value-operand", "the site is not a product-free value operand of the "
+                              "statement", site)
+        if params is not None:
+            s = choice_ref(program, site.path, str(params["s"]))
+            if positive_proof(program, s) is None:
+                raise self.refuse("not-nonzero", f"{expr_text(s)} is not provably non-zero", site)
+            return op, (expr_text(s),)
+        values = self._values(program, site.path, expr_text(op.ref))
+        if not values:
+            raise self.refuse("not-nonzero", f"no existing value besides {expr_text(op.ref)} is provably "
+                              "non-zero", site)
+        return op, values
+
+    def _split(self, program: Program, site: Site, params: Params) -> tuple[BinOp, str]:
+        op, _values = self.check(program, site, params)
         s = choice_ref(program, site.path, str(params["s"]))
-        if positive_proof(program, s) is None:
-            raise self.refuse(f"{expr_text(s)} is not provably non-zero")
         return BinOp("*", BinOp("/", op.ref, s), s), expr_text(op.ref)
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:

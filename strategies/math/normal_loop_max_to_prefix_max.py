@@ -47,7 +47,7 @@ class NormalLoopMaxToPrefixMax(Strategy):
     """Turn ``Y=max(Y,X)`` over one axis into a running max along it; ``Y`` takes the last element.
 
     Before: ``B^{16}_{tx=0}L^{256}_{a=0}[D^{f32,g}_{tx}=max(D^{f32,g}_{tx},A^{f32,g}_{tx,a});];``
-    After:  ``B^{16}_{tx=0}[L^{256}_{a=0}[F^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,F^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=F^{f32,g}_{tx,255};];``
+    After:  ``B^{16}_{tx=0}[L^{256}_{a=0}[C^{f32,g}_{tx,a}=max(if_then_else(a-1<0,-inf,C^{f32,g}_{tx,a-1}),A^{f32,g}_{tx,a});];D^{f32,g}_{tx}=C^{f32,g}_{tx,255};];``
 
     Precondition: a statement of a top-level block that is a ``max`` reduction (implicit ``-inf``
     init) over exactly one serial (``L``/``U``) axis, whose target subscript is injective in the
@@ -63,35 +63,45 @@ class NormalLoopMaxToPrefixMax(Strategy):
     name = "normal_loop_max_to_prefix_max"
     level = Level.MATH
     exactness = Exactness.E
+    refusals = {
+        "not-top-level-statement": "the site is not a statement of a top-level block",
+        "nested-blocks": "the block holds nested blocks",
+        "not-max-reduction": "the statement is not a max reduction with an implicit init",
+        "not-one-axis": "the max reduces more than one axis",
+        "axis-not-serial": "the reduced loop is not serial (L or U); a recurrence must be",
+        "target-not-injective": "the target subscript is not injective in the spatial loops",
+        "operand-reads-accumulator": "the reduced operand reads the accumulator",
+        "dependent-statement": "another statement of the block depends on the max",
+    }
 
     def _match(self, program: Program, path: tuple[int, ...]) -> _Match:
         if len(path) != 2 or not 0 <= path[0] < len(program.body.blocks):
-            raise self.refuse(f"{path} is not a statement of a top-level block")
+            raise self.refuse("not-top-level-statement", f"{path} is not a statement of a top-level block")
         block = program.body.blocks[path[0]]
         if not 0 <= path[1] < len(block.items) or not all(isinstance(i, Assign) for i in block.items):
-            raise self.refuse("the block holds nested blocks")
+            raise self.refuse("nested-blocks", "the block holds nested blocks")
         stmt = block.items[path[1]]
         assert isinstance(stmt, Assign)
         info = program_info(program).statements[path]
         if info.kind is not StmtKind.REDUCE or info.combiner != "max":
-            raise self.refuse(f"{expr_text(stmt.target)} is not a max reduction with an implicit init")
+            raise self.refuse("not-max-reduction", f"{expr_text(stmt.target)} is not a max reduction with an implicit init")
         if len(info.reduce_vars) != 1:
-            raise self.refuse(f"the max reduces {len(info.reduce_vars)} axes, not one")
+            raise self.refuse("not-one-axis", f"the max reduces {len(info.reduce_vars)} axes, not one")
         (var,) = info.reduce_vars
         axis = next(lp for lp in block.loops if lp.var == var)
         if axis.kind not in ("L", "U"):
-            raise self.refuse(f"the reduced loop {loop_text(axis)} is not serial; a recurrence must be")
+            raise self.refuse("axis-not-serial", f"the reduced loop {loop_text(axis)} is not serial; a recurrence must be")
         spatial = tuple(lp for lp in block.loops if lp.var != var)
         if not injective_subscript(stmt.target.indices, spatial):
-            raise self.refuse("the target subscript is not injective in the spatial loops")
+            raise self.refuse("target-not-injective", "the target subscript is not injective in the spatial loops")
         value = strip_parens(stmt.value)
         assert isinstance(value, Call) and value.func == "max"
         operand = 1 if strip_parens(value.args[0]) == stmt.target else 0
         if any(r.name == stmt.target.name for r in tensor_refs(value.args[operand])):
-            raise self.refuse("the reduced operand reads the accumulator")
+            raise self.refuse("operand-reads-accumulator", "the reduced operand reads the accumulator")
         for k, other in enumerate(block.items):
             if k != path[1] and not independent(stmt, other):
-                raise self.refuse(f"statement {k + 1} of the block depends on the max")
+                raise self.refuse("dependent-statement", f"statement {k + 1} of the block depends on the max")
         return _Match(block, path[1], stmt, axis, spatial, operand)
 
     def candidates(self, program: Program) -> list[Site]:
@@ -99,7 +109,7 @@ class NormalLoopMaxToPrefixMax(Strategy):
         for b, block in enumerate(program.body.blocks):
             for k in range(len(block.items)):
                 try:
-                    m = self._match(program, (b, k))
+                    m = self.check(program, Site((b, k)))
                 except NotApplicableError:
                     continue
                 sites.append(Site((b, k), (("tensor", m.stmt.target.name),),
@@ -127,8 +137,16 @@ class NormalLoopMaxToPrefixMax(Strategy):
         outer = Block(m.spatial, (Block((m.axis,), (recurrence,)), Assign(y, last)))
         return outer, last
 
+    def check(self, program: Program, site: Site, params: Params | None = None) -> _Match:
+        """The max reduction to turn into a prefix max, with its block, axis and spatial loops."""
+        try:
+            return self._match(program, site.path)
+        except NotApplicableError as refusal:
+            refusal.site = site
+            raise
+
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        m = self._match(program, site.path)
+        m = self.check(program, site, params)
         outer, _ = self._prefix(program, m)
         rest = tuple(item for k, item in enumerate(m.block.items) if k != m.index)
         new = (outer, Block(m.block.loops, rest)) if rest else (outer,)

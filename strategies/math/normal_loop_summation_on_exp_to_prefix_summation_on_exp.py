@@ -36,7 +36,7 @@ def find_stats(strategy: Strategy, program: Program, site: Site) -> Stats:
     for stats in two_pass_stats(program):
         if (stats.first,) == site.path and stats.m == site.get("max") and stats.s == site.get("sum"):
             return stats
-    raise strategy.refuse(f"no adjacent max / sum-of-exp blocks at {site.key}")
+    raise strategy.refuse("no-such-pattern", f"no adjacent max / sum-of-exp blocks at {site.key}", site)
 
 
 def explain_fusion(before: Program, stats: Stats, after: Program, why: str) -> Trace:
@@ -93,12 +93,17 @@ class NormalLoopSummationOnExpToPrefixSummationOnExp(Strategy):
     name = "normal_loop_summation_on_exp_to_prefix_summation_on_exp"
     level = Level.MATH
     exactness = Exactness.N
+    refusals = {"no-such-pattern": "the site names no adjacent max and sum-of-exp blocks"}
 
     def candidates(self, program: Program) -> list[Site]:
         return [stats_site(stats) for stats in two_pass_stats(program)]
 
+    def check(self, program: Program, site: Site, params: Params | None = None) -> Stats:
+        """The adjacent max and sum-of-exp blocks the site names (``two_pass_stats`` lists them all)."""
+        return find_stats(self, program, site)
+
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        return fuse_stats(program, find_stats(self, program, site))
+        return fuse_stats(program, self.check(program, site, params))
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         return explain_fusion(before, find_stats(self, before, site), after, "")

@@ -8,7 +8,7 @@ from leir.printer import canonical
 from leir.rewrite import with_body
 from strategies.base import Exactness, Level, Params, Site
 from strategies.math.flashattention_wo_tiling import FlashattentionWoTiling
-from strategies.math.streaming import Deferred, deferred_outputs, normalise_deferred, score_passes
+from strategies.math.streaming import Attention, Deferred, deferred_outputs, normalise_deferred, score_passes
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
 
@@ -92,15 +92,24 @@ class NormalMatmulToPrefixMatmulBasedOnOnlineSoftmax(FlashattentionWoTiling):
     exactness = Exactness.N
     forms = (True,)
     normalised = True
+    refusals = {"no-such-pattern": "the site names no softmax followed by a matmul of its output, nor an "
+                                   "unnormalised running output divided by its running sum"}
 
     def candidates(self, program: Program) -> list[Site]:
         sites = super().candidates(program) + [deferred_site(found) for found in deferred_outputs(program)]
         return sorted(sites, key=lambda s: s.path)
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> Attention | Deferred:
+        """The attention (first form) or the deferred running output (second form) the site names."""
         if site.get("running") is None:
-            return super().apply(program, site, params)
-        return with_body(program, normalise_deferred(program, self._deferred(program, site)).body)
+            return super().check(program, site, params)
+        return self._deferred(program, site)
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        found = self.check(program, site, params)
+        if isinstance(found, Deferred):
+            return with_body(program, normalise_deferred(program, found).body)
+        return super().apply(program, site, params)
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         if site.get("running") is None:
@@ -111,4 +120,5 @@ class NormalMatmulToPrefixMatmulBasedOnOnlineSoftmax(FlashattentionWoTiling):
         for found in deferred_outputs(program):
             if deferred_site(found).key == site.key:
                 return found
-        raise self.refuse(f"no unnormalised running output divided by its running sum at {site.key}")
+        raise self.refuse("no-such-pattern", f"no unnormalised running output divided by its running sum at "
+                          f"{site.key}", site)

@@ -11,7 +11,7 @@ from strategies.math.normal_loop_summation_on_exp_to_prefix_summation_on_exp imp
     fuse_stats,
     stats_site,
 )
-from strategies.math.streaming import softmax_normaliser, two_pass_stats
+from strategies.math.streaming import Stats, softmax_normaliser, two_pass_stats
 from strategies.registry import register
 from strategies.traces import Trace
 
@@ -35,16 +35,22 @@ class OnlineSoftmax(Strategy):
     name = "online_softmax"
     level = Level.MATH
     exactness = Exactness.N
+    refusals = {"no-such-pattern": "the site names no adjacent max and sum-of-exp blocks",
+                "no-normaliser": "no later block computes the softmax exp(X-max)/sum from the two"}
 
     def candidates(self, program: Program) -> list[Site]:
-        return [stats_site(stats) for stats in two_pass_stats(program)
-                if softmax_normaliser(program, stats) is not None]
+        return [site for stats in two_pass_stats(program) if self.legal(program, site := stats_site(stats))]
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> Stats:
+        """The max and sum-of-exp statistics to fuse, whose softmax a later block computes."""
         stats = find_stats(self, program, site)
         if softmax_normaliser(program, stats) is None:
-            raise self.refuse(f"block {stats.after + 1} does not compute exp(X-{stats.m})/{stats.s}")
-        return fuse_stats(program, stats)
+            raise self.refuse("no-normaliser", f"block {stats.after + 1} does not compute "
+                              f"exp(X-{stats.m})/{stats.s}", site)
+        return stats
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        return fuse_stats(program, self.check(program, site, params))
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         stats = find_stats(self, before, site)

@@ -136,88 +136,112 @@ class PartiallyEquivalentThenCorrect(Strategy):
     name = "partially_equivalent_then_correct"
     level = Level.MATH
     exactness = Exactness.N
+    refusals = {
+        "not-written-once": "a padded input is not written once by a top-level block",
+        "padding-not-single": "a padding block is not a single statement before its reader",
+        "not-padded-select": "a padded input is not written as if_then_else(guard, value, 0)",
+        "subscript-not-plain": "a padded input's subscript is not plain loop variables",
+        "no-guard-range": "a padding guard has no single range lo<=v<hi",
+        "no-such-pair": "the site names no pair of blocks",
+        "not-single-statements": "one of the two blocks does not hold exactly one statement",
+        "different-iterations": "the two headers run different iterations",
+        "not-sum-reduction": "one of the two statements is not a sum reduction",
+        "dependent-blocks": "one reduction reads what the other writes",
+        "dependent-block-between": "a block between the two depends on the first reduction",
+        "different-expressions": "the two statements are not one expression up to renaming their tensors",
+        "not-one-input-apart": "the statements do not differ in exactly their output and one input",
+        "padded-not-factor": "the padded input is not read once as a factor of the summed term",
+        "gathered-subscript": "a subscript reads a tensor (a gather)",
+        "axis-not-spatial": "the axis is not a bare spatial subscript of the output",
+        "not-offset-read": "the padded input is not read at axis+offset in one dimension",
+        "offset-uses-spatial": "the offset uses a spatial loop",
+        "shared-read-along-axis": "a tensor both statements read is read along the axis",
+        "padded-differently": "the two inputs are padded differently",
+        "no-padding": "there is no padding along the axis: nothing to correct",
+        "window-reads-before": "the window reads before its position",
+    }
 
     # ---- matching ---------------------------------------------------------------------------------
     def _pad(self, program: Program, name: str, dim: int, before: int) -> _Pad:
         writers = [(p, s) for p, s, _ in _statements(program) if s.target.name == name]
         if len(writers) != 1 or len(writers[0][0]) != 2:
-            raise self.refuse(f"{name} is not written once by a top-level block")
+            raise self.refuse("not-written-once", f"{name} is not written once by a top-level block")
         (index, _), stmt = writers[0]
         block = program.body.blocks[index]
         if index >= before or len(block.items) != 1:
-            raise self.refuse(f"{name}'s padding block is not a single statement before its reader")
+            raise self.refuse("padding-not-single", f"{name}'s padding block is not a single statement before its reader")
         value = stmt.value
         if not (isinstance(value, IfThenElse) and isinstance(value.otherwise, Num) and value.otherwise.text == "0"):
-            raise self.refuse(f"{name} is not written as if_then_else(guard, value, 0)")
+            raise self.refuse("not-padded-select", f"{name} is not written as if_then_else(guard, value, 0)")
         ref = stmt.target
         if not (0 <= dim < len(ref.indices)) or not all(isinstance(i, Var) for i in ref.indices):
-            raise self.refuse(f"{name}'s subscript is not plain loop variables")
+            raise self.refuse("subscript-not-plain", f"{name}'s subscript is not plain loop variables")
         var = ref.indices[dim]
         assert isinstance(var, Var)
         found = _guard_range(value.cond, var.name)
         if found is None:
-            raise self.refuse(f"{name}'s guard has no single range lo<={var.name}<hi")
+            raise self.refuse("no-guard-range", f"{name}'s guard has no single range lo<={var.name}<hi")
         loop = next(lp for lp in block.loops if lp.var == var.name)
         return _Pad(index, block, var.name, found[0], found[1], loop.extent)
 
     def _pair(self, program: Program, first: int, second: int, axis_var: str) -> _Pair:
         blocks = program.body.blocks
         if not 0 <= first < second < len(blocks):
-            raise self.refuse("no such pair of blocks")
+            raise self.refuse("no-such-pair", "no such pair of blocks")
         one, two = blocks[first], blocks[second]
         if any(len(b.items) != 1 or not isinstance(b.items[0], Assign) for b in (one, two)):
-            raise self.refuse("the blocks are not single statements")
+            raise self.refuse("not-single-statements", "the blocks are not single statements")
         if not same_header(one, two):
-            raise self.refuse("the two headers run different iterations")
+            raise self.refuse("different-iterations", "the two headers run different iterations")
         info = program_info(program)
         for k in (first, second):
             stmt_info = info.statements[(k, 0)]
             if stmt_info.kind is not StmtKind.REDUCE or stmt_info.combiner != "+":
-                raise self.refuse(f"block {k + 1} is not a sum reduction")
+                raise self.refuse("not-sum-reduction", f"block {k + 1} is not a sum reduction")
         if not independent(one, two):
-            raise self.refuse("the two reductions depend on each other")
+            raise self.refuse("dependent-blocks", "the two reductions depend on each other")
         for k in range(first + 1, second):
             if not independent(one, blocks[k]):
-                raise self.refuse(f"block {k + 1} between them depends on the first reduction")
+                raise self.refuse("dependent-block-between", f"block {k + 1} between them depends on the first reduction")
         stmt = one.items[0]
         other = rename_to(one, two).items[0]
         assert isinstance(stmt, Assign) and isinstance(other, Assign)
         pairs: dict[str, str] = {}
         if not (_match(stmt.target, other.target, pairs) and _match(stmt.value, other.value, pairs)):
-            raise self.refuse("the statements are different expressions")
+            raise self.refuse("different-expressions", "the statements are different expressions")
         differing = sorted((a, b) for a, b in pairs.items() if a != b)
         if len(set(pairs.values())) != len(pairs) or len(differing) != 2:
-            raise self.refuse("the statements do not differ in exactly their output and one input")
+            raise self.refuse("not-one-input-apart", "the statements do not differ in exactly their output and one input")
         padded = next(((a, b) for a, b in differing if a != stmt.target.name), None)
         assert padded is not None
         reads = [r for r in tensor_refs(stmt.value) if r.name == padded[0]]
         if len(reads) != 1 or not _is_factor(_term(stmt), padded[0]):
-            raise self.refuse(f"{padded[0]} is not read once as a factor of the summed term")
+            raise self.refuse("padded-not-factor", f"{padded[0]} is not read once as a factor of the summed term")
         if any(isinstance(r, TensorRef) for i in reads[0].indices for r in walk_expr(i)):
-            raise self.refuse("a subscript gathers through a tensor")
+            raise self.refuse("gathered-subscript", "a subscript gathers through a tensor")
         axis = next((lp for lp in one.loops if lp.var == axis_var), None)
         if axis is None or stmt.target.indices.count(Var(axis_var)) != 1:
-            raise self.refuse(f"{axis_var} is not a bare spatial subscript of the output")
+            raise self.refuse("axis-not-spatial", f"{axis_var} is not a bare spatial subscript of the output")
         dims = [d for d, i in enumerate(reads[0].indices) if _uses(i, axis_var)]
         form = affine_form(reads[0].indices[dims[0]]) if len(dims) == 1 else None
         if form is None or form.coeff(axis_var) != 1:
-            raise self.refuse(f"{padded[0]} is not read at {axis_var}+offset in one dimension")
+            raise self.refuse("not-offset-read", f"{padded[0]} is not read at {axis_var}+offset in one dimension")
         window = {lp.var: lp.extent for lp in one.loops if lp.var in form.vars and lp.var != axis_var}
         if set(window) & {v.name for i in stmt.target.indices for v in walk_expr(i) if isinstance(v, Var)}:
-            raise self.refuse("the offset uses a spatial loop")
+            raise self.refuse("offset-uses-spatial", "the offset uses a spatial loop")
         for ref in tensor_refs(stmt.value):
             if ref.name not in (padded[0], stmt.target.name) and any(_uses(i, axis_var) for i in ref.indices):
-                raise self.refuse(f"the shared tensor {ref.name} is read along {axis_var}")
+                raise self.refuse("shared-read-along-axis", f"the shared tensor {ref.name} is read along {axis_var}")
         rest = form.__class__(tuple((v, c) for v, c in form.coeffs if v != axis_var), form.const)
         offsets = affine_bounds(rest, window)
         pads = (self._pad(program, padded[0], dims[0], first), self._pad(program, padded[1], dims[0], second))
         if (pads[0].lo, pads[0].hi, pads[0].extent) != (pads[1].lo, pads[1].hi, pads[1].extent):
-            raise self.refuse("the two inputs are padded differently")
+            raise self.refuse("padded-differently", "the two inputs are padded differently")
         pad = pads[0]
         if pad.lo == 0 and pad.hi == pad.extent:
-            raise self.refuse(f"no padding along {axis_var}: nothing to correct (tensor_concat_to_fuse_operators)")
+            raise self.refuse("no-padding", f"no padding along {axis_var}: nothing to correct (tensor_concat_to_fuse_operators)")
         if offsets[0] < 0:
-            raise self.refuse("the window reads before its position")
+            raise self.refuse("window-reads-before", "the window reads before its position")
         return _Pair(first, second, one, stmt, other, padded, (stmt.target.name, pairs[stmt.target.name]),
                      pads, axis, dims[0], offsets)
 
@@ -227,11 +251,12 @@ class PartiallyEquivalentThenCorrect(Strategy):
         for first in range(len(blocks)):
             for second in range(first + 1, len(blocks)):
                 for lp in blocks[first].loops:
+                    site = Site((first,), (("axis", lp.var), ("with", second)))
                     try:
-                        pair = self._pair(program, first, second, lp.var)
+                        pair = self.check(program, site)
                     except NotApplicableError:
                         continue
-                    sites.append(Site((first,), (("axis", lp.var), ("with", second)),
+                    sites.append(Site(site.path, site.detail,
                                       where=f"blocks {first + 1} and {second + 1} ({pair.outputs[0]} and "
                                             f"{pair.outputs[1]}) along {lp.var}"))
         return sites
@@ -300,11 +325,19 @@ class PartiallyEquivalentThenCorrect(Strategy):
             named["fix2"] = fix
         return tuple(blocks), named
 
+    def check(self, program: Program, site: Site, params: Params | None = None) -> _Pair:
+        """The two padded reductions, their pads and the axis to concatenate along, or a refusal."""
+        try:
+            return self._pair(program, site.path[0], int(site.get("with", -1)), str(site.get("axis")))
+        except NotApplicableError as refusal:
+            refusal.site = site
+            raise
+
     def _site_pair(self, program: Program, site: Site) -> _Pair:
-        return self._pair(program, site.path[0], int(site.get("with", -1)), str(site.get("axis")))
+        return self.check(program, site)
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        pair = self._site_pair(program, site)
+        pair = self.check(program, site, params)
         new, _ = self._build(program, pair)
         body = replace_at(program.body, (pair.second,), new)
         return with_body(program, replace_at(body, (pair.first,), ()))

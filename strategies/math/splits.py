@@ -39,6 +39,7 @@ from leir.ast import (
 from leir.printer import canonical, expr_text
 from leir.rewrite import loops_at, statement_at
 from leir.semantics import StmtKind
+from strategies.base import Params, Site, Strategy
 
 Path = tuple[int, ...]
 FLOATS = frozenset({"f16", "bf16", "f32", "f64"})
@@ -187,6 +188,18 @@ def may_be_infinite(program: Program, name: str, seen: frozenset[str] = frozense
 def value_choices(program: Program, path: Path, exclude: set[str]) -> tuple[str, ...]:
     """Canonical texts of the existing values at ``path``, minus ``exclude`` (texts)."""
     return tuple(t for t in (expr_text(r) for r in existing_values(program, path)) if t not in exclude)
+
+
+def chosen_values(strategy: Strategy, site: Site, values: tuple[str, ...], params: Params | None,
+                  what: str) -> tuple[str, ...]:
+    """The existing values ``s`` legal at a site (only the one ``params`` asks for, when given), or the
+    ``no-value`` refusal: the split strategies' shared rule for their parameter."""
+    if params is not None:
+        values = tuple(v for v in values if v == str(params["s"]))
+    if not values:
+        asked = f" (asked for {params['s']})" if params is not None else ""
+        raise strategy.refuse("no-value", f"no existing value {what}{asked}", site)
+    return values
 
 
 def choice_ref(program: Program, path: Path, text: str) -> TensorRef:

@@ -106,6 +106,10 @@ class CacheReadWrite(Strategy):
     name = "cache_read_write"
     level = Level.MEMORY
     exactness = Exactness.E
+    refusals = {"cannot-cache": "the statement is not a direct item of a top-level block of statements, the "
+                                "tensor is not global, the depth does not split the header, or the copy "
+                                "cannot be staged there (bound or vectorised loops, an unbounded or oversized "
+                                "region, a hazard, a memory limit)"}
 
     # ---- sites -----------------------------------------------------------------------------------
     def candidates(self, program: Program) -> list[Site]:
@@ -237,12 +241,22 @@ class CacheReadWrite(Strategy):
         return plan
 
     # ---- rewrite ---------------------------------------------------------------------------------
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    def check(self, program: Program, site: Site, params: Params | None = None) -> Plan:
+        """The staging plan for the site in the scope asked for (the first legal one without ``params``),
+        or a refusal; ``candidates`` lists the scopes ``_plan`` accepts, ``apply`` executes the plan."""
         direction, tensor, at = site.get("direction"), site.get("tensor"), int(site.get("at"))
+        problem = ""
+        for scope in (str(params["scope"]),) if params is not None else SCOPES:
+            plan = self._plan(program, site.path, tensor, direction, at, scope)
+            if not isinstance(plan, str):
+                return plan
+            problem = problem or plan
+        raise self.refuse("cannot-cache", problem, site)
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        direction, tensor = site.get("direction"), site.get("tensor")
         scope = str(params["scope"])
-        plan = self._plan(program, site.path, tensor, direction, at, scope)
-        if isinstance(plan, str):
-            raise self.refuse(plan)
+        plan = self.check(program, site, params)
         block = program.body.blocks[site.path[0]]
         stmt = block.items[site.path[1]]
         assert isinstance(stmt, Assign)

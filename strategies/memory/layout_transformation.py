@@ -37,13 +37,15 @@ class LayoutTransformation(Strategy):
     name = "layout_transformation"
     level = Level.MEMORY
     exactness = Exactness.E
+    refusals = {"cannot-relayout": "the tensor is not a known input, parameter or constant of rank >= 2 read "
+                                   "(not as a target index) by the statement at in-bounds subscripts"}
 
     def candidates(self, program: Program) -> list[Site]:
         sites = []
         for path, stmt, _ in statements(program.body):
             seen: list[str] = []
             for ref in stmt_reads(stmt):
-                if ref.name not in seen and self._problem(program, path, ref.name) is None:
+                if ref.name not in seen and self.legal(program, Site(path, (("tensor", ref.name),))):
                     seen.append(ref.name)
             for tensor in seen:
                 decl = program.signature.get(tensor)
@@ -52,6 +54,14 @@ class LayoutTransformation(Strategy):
                                   (ParamSpec("layout", layout_choices(decl.shape), "the copy's layout map"),),
                                   where=f"the read of {tensor} in {describe_block(path)}"))
         return sites
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> str:
+        """The name of the tensor whose read gets a relaid copy, or a refusal."""
+        tensor = str(site.get("tensor"))
+        problem = self._problem(program, site.path, tensor)
+        if problem:
+            raise self.refuse("cannot-relayout", problem, site)
+        return tensor
 
     def _problem(self, program: Program, path: tuple[int, ...], tensor: str) -> str | None:
         decl = program.signature.get(tensor)
@@ -76,10 +86,7 @@ class LayoutTransformation(Strategy):
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        tensor, spec = site.get("tensor"), str(params["layout"])
-        problem = self._problem(program, site.path, tensor)
-        if problem:
-            raise self.refuse(problem)
+        tensor, spec = self.check(program, site, params), str(params["layout"])
         decl = program.signature.get(tensor)
         assert decl is not None
         layout_shape(spec, decl.shape)

@@ -32,8 +32,8 @@ def _compound(e: Expr) -> bool:
 class PrecomputeIndices(Strategy):
     """Tabulate a compound subscript once in an ``i64`` index table, then index through the table.
 
-    Before (level2/conv2d_groupnorm_silu): ``B^{2}_{tx=0}L^{4}_{a=0}L^{2}_{c=0}L^{16}_{d=0}L^{16}_{f=0}[J^{f32,g}_{tx,a}=J^{f32,g}_{tx,a}+C^{f32,g}_{tx,a*2+c,d,f};];``
-    After: ``L^{4}_{a=0}L^{2}_{c=0}[R^{i64,g}_{a,c}=a*2+c;];B^{2}_{tx=0}L^{4}_{a=0}L^{2}_{c=0}L^{16}_{d=0}L^{16}_{f=0}[J^{f32,g}_{tx,a}=J^{f32,g}_{tx,a}+C^{f32,g}_{tx,R^{i64,g}_{a,c},d,f};];``
+    Before (a block of level2/conv2d_groupnorm_silu as a program of its own): ``B^{2}_{tx=0}L^{4}_{a=0}L^{2}_{c=0}L^{16}_{d=0}L^{16}_{f=0}[J^{f32,g}_{tx,a}=J^{f32,g}_{tx,a}+C^{f32,g}_{tx,a*2+c,d,f};];``
+    After: ``L^{4}_{a=0}L^{2}_{c=0}[A^{i64,g}_{a,c}=a*2+c;];B^{2}_{tx=0}L^{4}_{a=0}L^{2}_{c=0}L^{16}_{d=0}L^{16}_{f=0}[J^{f32,g}_{tx,a}=J^{f32,g}_{tx,a}+C^{f32,g}_{tx,A^{i64,g}_{a,c},d,f};];``
 
     A new top-level block before the consumer evaluates the expression once per combination of the loop
     variables it uses; every occurrence of that subscript in the statement's reads becomes a gather through
@@ -47,6 +47,9 @@ class PrecomputeIndices(Strategy):
     name = "precompute_indices"
     level = Level.MEMORY
     exactness = Exactness.E
+    refusals = {"cannot-tabulate": "the subscript is not a compound index over enclosing loops read (not "
+                                   "written) by the statement, the table would exceed MAX_TABLE_ENTRIES, or a "
+                                   "tensor's extent or bounds would only be known through the table"}
 
     def candidates(self, program: Program) -> list[Site]:
         sites = []
@@ -55,13 +58,21 @@ class PrecomputeIndices(Strategy):
             for ref in stmt_reads(stmt):
                 for dim, index in enumerate(ref.indices):
                     text = expr_text(index)
-                    if text in seen or self._problem(program, path, text) is not None:
+                    if text in seen or not self.legal(program, Site(path, (("index", text),))):
                         continue
                     seen.append(text)
                     sites.append(Site(path, (("index", text),),
                                       where=f"the subscript {text} of {ref.name} (dimension {dim}) in "
                                             f"{describe_block(path)}"))
         return sites
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> str:
+        """The subscript text to tabulate, or a refusal."""
+        text = str(site.get("index"))
+        problem = self._problem(program, site.path, text)
+        if problem:
+            raise self.refuse("cannot-tabulate", problem, site)
+        return text
 
     def _occurrences(self, stmt: Assign, text: str) -> list[tuple[TensorRef, int]]:
         return [(ref, d) for ref in stmt_reads(stmt) for d, index in enumerate(ref.indices)
@@ -109,10 +120,7 @@ class PrecomputeIndices(Strategy):
         return None
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        text = site.get("index")
-        problem = self._problem(program, site.path, text)
-        if problem:
-            raise self.refuse(problem)
+        text = self.check(program, site, params)
         return self._rewrite(program, site.path, text)
 
     def _rewrite(self, program: Program, path: tuple[int, ...], text: str) -> Program:

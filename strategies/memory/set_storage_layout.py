@@ -7,6 +7,7 @@ from leir.ast import Program, TensorRef
 from leir.intervals import index_range
 from leir.printer import canonical
 from leir.rewrite import map_body_exprs, replace_refs, with_body
+from leir.semantics import TensorInfo
 from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
 from strategies.memory.layouts import describe_layout, layout_choices, layout_shape, map_indices
 from strategies.registry import register
@@ -41,22 +42,23 @@ class SetStorageLayout(Strategy):
     name = "set_storage_layout"
     level = Level.MEMORY
     exactness = Exactness.E
+    refusals = {"not-intermediate": "the tensor is a signature tensor (a known tensor's layout is the caller's)",
+                "out-of-bounds": "a subscript of the tensor is unbounded or leaves it",
+                "onchip-limit": "the relaid on-chip (s or l) tensor no longer fits its scope's rules"}
 
     def candidates(self, program: Program) -> list[Site]:
         info = program_info(program)
         sites = []
         for tinfo in info.intermediates:
-            if not tinfo.shape or not self._in_bounds(program, tinfo.name, tinfo.shape):
+            if not tinfo.shape:
                 continue
-            layouts = []
-            for spec in layout_choices(tinfo.shape):
-                if tinfo.scope in ("s", "l"):
-                    after = relayout(program, tinfo.name, spec, tinfo.shape)
-                    if onchip_scope_problem(after, tinfo.name, tinfo.scope) is not None:
-                        continue
-                layouts.append(spec)
+            first = next(tensor_refs_in(program.body, tinfo.name))[0]
+            site = Site(first[:1], (("tensor", tinfo.name),))
+            if not self.legal(program, site):
+                continue
+            layouts = [spec for spec in layout_choices(tinfo.shape)
+                       if self._onchip_problem(program, tinfo, spec) is None]
             if layouts:
-                first = next(tensor_refs_in(program.body, tinfo.name))[0]
                 sites.append(Site(first[:1], (("tensor", tinfo.name),),
                                   (ParamSpec("layout", tuple(layouts), "the layout map"),),
                                   where=f"intermediate {tinfo.name} of shape {list(tinfo.shape)}"))
@@ -72,16 +74,33 @@ class SetStorageLayout(Strategy):
                     return False
         return True
 
-    def apply(self, program: Program, site: Site, params: Params) -> Program:
+    @staticmethod
+    def _onchip_problem(program: Program, tinfo: TensorInfo, spec: str) -> str | None:
+        """What the on-chip scope's rules find against the tensor relaid by ``spec`` (None in global)."""
+        if tinfo.scope not in ("s", "l"):
+            return None
+        return onchip_scope_problem(relayout(program, tinfo.name, spec, tinfo.shape), tinfo.name, tinfo.scope)
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> TensorInfo:
+        """The intermediate to relay out, or a refusal; with ``params``, that layout must fit its scope."""
         tensor = site.get("tensor")
         tinfo = program_info(program).tensors.get(tensor)
         if tinfo is None or tinfo.is_known:
-            raise self.refuse(f"{tensor} is not an intermediate; a known tensor's layout is the caller's")
+            raise self.refuse("not-intermediate", f"{tensor} is not an intermediate; a known tensor's layout is "
+                              "the caller's", site)
         if not self._in_bounds(program, tensor, tinfo.shape):
-            raise self.refuse(f"a subscript of {tensor} is unbounded or leaves the tensor")
+            raise self.refuse("out-of-bounds", f"a subscript of {tensor} is unbounded or leaves the tensor", site)
+        if params is not None:
+            problem = self._onchip_problem(program, tinfo, str(params["layout"]))
+            if problem:
+                raise self.refuse("onchip-limit", problem, site)
+        return tinfo
+
+    def apply(self, program: Program, site: Site, params: Params) -> Program:
+        tinfo = self.check(program, site, params)
         spec = str(params["layout"])
         layout_shape(spec, tinfo.shape)
-        return relayout(program, tensor, spec, tinfo.shape)
+        return relayout(program, tinfo.name, spec, tinfo.shape)
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         tensor, spec = site.get("tensor"), str(params["layout"])

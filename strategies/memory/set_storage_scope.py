@@ -14,7 +14,7 @@ from leir.dtypes import numel, tensor_nbytes
 from leir.gpu_limits import MAX_SHARED_BYTES
 from leir.printer import canonical
 from leir.rewrite import map_body_exprs, rename_tensor, with_body
-from strategies.base import Exactness, Level, Params, ParamSpec, Site, Strategy
+from strategies.base import Exactness, Level, NotApplicableError, Params, ParamSpec, Site, Strategy
 from strategies.common import describe_block
 from strategies.registry import register
 from strategies.traces import Trace, TraceBuilder
@@ -56,30 +56,43 @@ class SetStorageScope(Strategy):
     name = "set_storage_scope"
     level = Level.MEMORY
     exactness = Exactness.E
+    refusals = {"not-intermediate": "the tensor is a signature tensor (known tensors live in global memory)",
+                "cannot-rescope": "no other scope (or not the one asked for) can hold the tensor: a block "
+                                  "that shares it, the threads that read it, or an on-chip memory limit"}
 
     def candidates(self, program: Program) -> list[Site]:
         info = program_info(program)
         sites = []
         for tinfo in info.intermediates:
-            scopes = tuple(s for s in ("s", "l", "g") if s != tinfo.scope
-                           and scope_problem(program, tinfo.name, s) is None)
-            if not scopes:
-                continue
             first = next(tensor_refs_in(program.body, tinfo.name))[0]
+            try:
+                scopes = self.check(program, Site(first[:1], (("tensor", tinfo.name),)))
+            except NotApplicableError:
+                continue
             sites.append(Site(first[:1], (("tensor", tinfo.name),),
                               (ParamSpec("scope", scopes, "the new memory scope"),),
                               where=f"intermediate {tinfo.name} ({tinfo.scope})"))
         return sites
 
     def apply(self, program: Program, site: Site, params: Params) -> Program:
-        tensor, scope = site.get("tensor"), str(params["scope"])
+        (scope,) = self.check(program, site, params)
+        return rescope(program, site.get("tensor"), scope)
+
+    def check(self, program: Program, site: Site, params: Params | None = None) -> tuple[str, ...]:
+        """The scopes the tensor may move to (the one asked for, with ``params``), or a refusal."""
+        tensor = site.get("tensor")
         tinfo = program_info(program).tensors.get(tensor)
         if tinfo is None or tinfo.is_known:
-            raise self.refuse(f"{tensor} is not an intermediate; known tensors live in global memory")
-        problem = scope_problem(program, tensor, scope)
-        if problem:
-            raise self.refuse(problem)
-        return rescope(program, tensor, scope)
+            raise self.refuse("not-intermediate", f"{tensor} is not an intermediate; known tensors live in "
+                              "global memory", site)
+        asked = (str(params["scope"]),) if params is not None else tuple(s for s in ("s", "l", "g")
+                                                                          if s != tinfo.scope)
+        problems = {scope: scope_problem(program, tensor, scope) for scope in asked}
+        scopes = tuple(scope for scope, problem in problems.items() if problem is None)
+        if not scopes:
+            raise self.refuse("cannot-rescope", str(problems[asked[0]]) if asked else
+                              f"{tensor} has no other scope", site)
+        return scopes
 
     def explain(self, before: Program, site: Site, params: Params, after: Program) -> Trace:
         tensor, scope = site.get("tensor"), str(params["scope"])

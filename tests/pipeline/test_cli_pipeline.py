@@ -54,9 +54,10 @@ def test_apply_refusals_exit_1_with_the_reason(tmp_path, layer_norm, capsys):
     small = tmp_path / "small.leir"
     small.write_text(SMALL)
     assert main(["apply", str(small), "loop_unrolling", "--site", "5"]) == 1
-    assert "site 5 does not exist (1 candidate(s)" in capsys.readouterr().err
+    assert "refused: loop_unrolling: [no-such-site] site 5 does not exist (1 candidate(s)" in \
+        capsys.readouterr().err
     assert main(["apply", str(small), "loop_unrolling", "--param", "factor=3"]) == 1
-    assert "unknown parameter 'factor'" in capsys.readouterr().err
+    assert "[unknown-param] unknown parameter 'factor'" in capsys.readouterr().err
     assert main(["apply", str(small), "no_such_strategy"]) == 2
     assert "unknown strategy 'no_such_strategy'" in capsys.readouterr().err
     bad = tmp_path / "bad.leir"

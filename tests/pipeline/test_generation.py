@@ -121,6 +121,9 @@ class _Broken(Strategy):
     def candidates(self, program: Program) -> list[Site]:
         return [Site((0,), where="block 1")]
 
+    def check(self, program, site, params=None):
+        return None
+
     def apply(self, program, site, params):
         return program
 
@@ -184,9 +187,10 @@ def test_strategy_bugs_become_failure_records_and_generation_goes_on(tmp_path):
     assert "test_generation.py" in failures["raises_in_candidates"]["traceback"]
     assert failures["raises_in_apply"]["kind"] == "exception"
     assert "KeyError" in failures["raises_in_apply"]["reason"]
-    assert failures["changes_nothing"]["kind"] == "refused" and "changes nothing" in \
-        failures["changes_nothing"]["reason"]
+    assert failures["changes_nothing"]["kind"] == "refused"
+    assert failures["changes_nothing"]["reason"].startswith("[no-change] changes nothing")  # the stable code
     assert failures["quotes_what_is_not_there"]["kind"] == "trace_grounding"
+    assert failures["quotes_what_is_not_there"]["reason"].startswith("[ungrounded-trace] ")
     assert "could not be recorded: TypeError" in failures["non_json_parameter"]["reason"]
     assert summary.failed == 5
     assert any(r["status"] == "unverified" for r in records)  # the real strategies still ran
