@@ -106,6 +106,9 @@ class _JobSpec:
     reuse: bool = True
     #: Also reuse timings of the parent and the source taken in earlier jobs on the same inputs.
     reuse_timings: bool = False
+    #: Outputs bitwise equal to the parent's (the expected ones) pass any tolerance: skip the error bound
+    #: (only the fixed-tolerance comparison is reported). ``False``: the old path that evaluates it anyway.
+    equal_skips_bound: bool = False
 
 
 def _stage(name: str) -> None:
@@ -157,29 +160,25 @@ def _bound_fn(digest: str | None) -> Callable[[Program, Mapping[str, np.ndarray]
     return bound
 
 
-def _timed(kernel, program: Program, spec: _JobSpec, arrays: Mapping[str, np.ndarray], digest: str | None,
-           options: Mapping[str, Any]):
-    """``timing.time_kernel``; memoised per (program, target, inputs, options) only with ``reuse_timings``."""
-    from verifier import timing
-
-    if digest is None or not spec.reuse_timings:
-        return timing.time_kernel(kernel, arrays, **options)
-    from leir.program import program_hash
-
-    key = (program_hash(program), spec.target, digest, options["repeats"], options["min_repeat_ms"])
-    value, _hit = reuse_mod.TIMINGS.get_or(key, lambda: timing.time_kernel(kernel, arrays, **options))
-    return value
-
-
 def _timed_together(timed: Mapping[str, tuple[Any, Program]], spec: _JobSpec,
                     arrays: Mapping[str, np.ndarray], digest: str | None,
                     options: Mapping[str, Any]) -> dict[str, Any]:
-    """``timing.time_kernels`` over the named kernels, interleaved; with ``reuse_timings`` each is
-    memoised on its own instead (a reused timing was not taken beside the others anyway)."""
+    """``timing.time_kernels`` over the named kernels, interleaved; with ``reuse_timings`` each is memoised
+    per (program, target, inputs, options), and only those this worker has not timed yet are timed (still
+    together): a state's parent is timed once per worker and its timing shared by its children."""
     from verifier import timing
 
     if digest is not None and spec.reuse_timings:
-        return {key: _timed(k, program, spec, arrays, digest, options) for key, (k, program) in timed.items()}
+        from leir.program import program_hash
+
+        keys = {name: (program_hash(program), spec.target, digest, options["repeats"],
+                       options["min_repeat_ms"]) for name, (_k, program) in timed.items()}
+        # What this worker has not timed yet is timed together, interleaved; the rest is reused.
+        missing = [name for name in timed if keys[name] not in reuse_mod.TIMINGS.entries]
+        taken = dict(zip(missing, timing.time_kernels([timed[name][0] for name in missing], arrays,
+                                                      **options), strict=True)) if missing else {}
+        return {name: reuse_mod.TIMINGS.get_or(keys[name], lambda name=name: taken[name])[0]
+                for name in timed}
     stats = timing.time_kernels([k for k, _program in timed.values()], arrays, **options)
     return dict(zip(timed, stats, strict=True))
 
@@ -391,10 +390,16 @@ def _verify_job(spec: _JobSpec) -> dict[str, Any]:
     if expected is None:
         out["outcome"] = Outcome.EXECUTE.value
     else:
-        _stage("bound")
         trusted = _trusted_program(spec, reference, out.get("reference", ""))
-        comparisons = bounded_compare(spec.program, trusted, outputs, expected, arrays, notes=out["notes"],
-                                      max_iterations=spec.max_bound_iterations, bound=_bound_fn(digest))
+        if spec.equal_skips_bound and expected is parent_outputs and out.get("bitwise_equal_parent"):
+            # bitwise equal to what it is compared with: within any bound, so none is evaluated
+            comparisons = compare_outputs(dict(outputs), dict(expected), dtypes)
+            out["notes"].append("outputs bitwise equal to the parent's: error bound not evaluated")
+        else:
+            _stage("bound")
+            comparisons = bounded_compare(spec.program, trusted, outputs, expected, arrays,
+                                          notes=out["notes"], max_iterations=spec.max_bound_iterations,
+                                          bound=_bound_fn(digest))
         out["outputs"] = {k: c.to_json() for k, c in comparisons.items()}
         out["max_abs_error"], out["max_rel_error"] = _max_errors(comparisons)
         out["tolerance"], out["max_error_ratio"] = _tolerance_summary(comparisons)
@@ -543,7 +548,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
            max_interpreter_iterations: int = INTERPRETER_MAX_ITERATIONS,
            max_bound_iterations: int = BOUND_MAX_ITERATIONS,
            repeats: int = 7, min_repeat_ms: float = 50.0, reuse: bool = True,
-           reuse_timings: bool = False) -> VerificationResult:
+           reuse_timings: bool = False, equal_skips_bound: bool = False) -> VerificationResult:
     """Verify ``program`` (a step's after-state) against ``parent`` (its before-state) and a reference.
 
     ``reference``: a ``Reference`` object (e.g. ``TorchSourceReference``), ``"none"``/``"parent"`` to
@@ -552,7 +557,9 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     for ``speedup_vs_source``. ``cache=True`` uses the default on-disk cache, ``False``/``None`` none.
     ``reuse``: the worker reuses kernels, outputs and error bounds it already computed for the same
     (program, target, inputs) — the same result bytes, less work (``verifier.reuse``); ``reuse_timings``
-    also reuses the parent's and the source's timings from earlier jobs on the same inputs.
+    also reuses the parent's and the source's timings from earlier jobs on the same inputs (what the worker
+    has not timed yet is timed together, interleaved). ``equal_skips_bound``: outputs bitwise equal to the
+    parent's skip the error bound, which any tolerance they already meet (an exact step needs only that).
     ``max_interpreter_iterations`` caps the interpreter as a reference, ``max_bound_iterations`` the
     error bound (above it: the fixed per-dtype tolerance; ``0`` forces the fixed one).
     """
@@ -569,6 +576,8 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     params = {k: np.asarray(v) for k, v in (params or {}).items()}
     reference_id = chosen.identity() if chosen is not None else ("parent" if parent is not None else "none")
     reference_id += f"|compare={RULE_VERSION}|bound<={max_bound_iterations}"
+    if equal_skips_bound:
+        reference_id += "|equal-skips-bound"
     if source is not None and time:
         reference_id += f"|source={program_hash(source)}"
     if cache is True:
@@ -601,7 +610,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
                     special_values=special_values, time=time, run=runs, reference=chosen, params=params,
                     shapes={name: t.shape for name, t in info.tensors.items()}, repeats=repeats,
                     min_repeat_ms=min_repeat_ms, notes=notes, max_bound_iterations=max_bound_iterations,
-                    reuse=reuse, reuse_timings=reuse_timings)
+                    reuse=reuse, reuse_timings=reuse_timings, equal_skips_bound=equal_skips_bound)
     worker_pool = pool or default_pool()
     counters["jobs"] += 1
     job = worker_pool.run(_verify_job, spec, timeout=timeout,
