@@ -72,5 +72,8 @@ def generate_for_workload(
     config = GenerationConfig(
         depth=depth, seed=seed, breadth_cap=breadth_cap, max_steps_per_state=max_steps_per_state
     )
-    generate([Source(info, program)], config, path, verify=_verify_fn(target), progress=progress)
+    from tuner.effect import feature_function
+
+    generate([Source(info, program)], config, path, verify=_verify_fn(target), progress=progress,
+             features=feature_function(target), target=target)
     return import_step_file(path)
