@@ -139,6 +139,9 @@ class Step(models.Model):
                                      default=ReviewStatus.UNREVIEWED)
     #: The step record exactly as the engine wrote it (provenance, generator version, raw verification).
     record = models.JSONField(default=dict, blank=True)
+    #: The step's effect (the record's ``effect``: estimate, measurement, verdict, follow-up).
+    effect = models.JSONField(default=dict, blank=True,
+                              help_text="estimated and measured effect of the step, with its verdict")
     version = models.PositiveIntegerField(default=1)
     assigned_to = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="assigned_steps")
     created_at = models.DateTimeField(auto_now_add=True)

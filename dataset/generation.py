@@ -16,6 +16,12 @@ inputs (``verify_special``), and fails when it does not pass there; ``steptp gen
 ``workers`` threads, and records are still written in plan order, so the same sources, settings and seed
 give the same file byte for byte (up to the measured timings inside ``verification.result``).
 
+Every record carries its ``effect`` (``dataset.effects``): the estimate from an injected feature function
+(``features(program) -> dict``; ``steptp generate`` passes the tuner's cost-model features for its target,
+the parent's computed once per state), the measurement from the verification's timings when it timed the
+step against its parent, and, once the whole run is written, the ``follow_up`` linking a step to the
+fastest faster step taken from its after-state (the file is rewritten in place, in the same order).
+
 Resumable: ``StepWriter`` reads the step ids already in the output (dropping a half-written last line);
 a planned step whose id is there is neither applied, verified nor written again — its recorded child is
 used for the expansion, so the resumed run continues exactly where the interrupted one stopped.
@@ -33,16 +39,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TextIO
 
+from dataset.effects import effect_json, estimate_json, link_follow_ups, measured_json, target_family
 from dataset.planning import PlannedStep, StepFailure, attempt, plan_steps, traceback_summary
 from dataset.records import (
     SPECIAL_VALUES_KEY,
     Record,
     SourceInfo,
     dumps,
+    empty_effect,
     special_values_summary,
     state_json,
     step_id,
     step_record,
+    upgrade,
     verification_json,
 )
 from leir.ast import Program
@@ -52,6 +61,8 @@ from strategies.registry import all_strategies
 
 #: ``verify(after, before)`` → a ``VerificationResult.to_json()`` dict.
 VerifyFn = Callable[[Program, Program], Mapping[str, Any]]
+#: ``features(program)`` → the ``dataset.effects.FEATURE_KEYS`` of a program on the run's target.
+FeaturesFn = Callable[[Program], Mapping[str, Any]]
 
 
 def generator_version() -> str:
@@ -167,13 +178,17 @@ class Generator:
 
     def __init__(self, sources: Sequence[Source], config: GenerationConfig, *, verify: VerifyFn | None,
                  workers: int = 1, progress: Callable[[int, int], None] | None = None,
-                 strategies: Sequence[Strategy] | None = None, verify_special: VerifyFn | None = None):
+                 strategies: Sequence[Strategy] | None = None, verify_special: VerifyFn | None = None,
+                 features: FeaturesFn | None = None, target: str | None = None):
         self.sources = list(sources)
         self.config = config
         self.verify = verify
         #: The same verification on special and large-magnitude inputs (``special_values``), run for every
         #: N step that passed: a rewrite that overflows where its parent does not becomes a failure.
         self.verify_special = verify_special
+        self.features = features
+        #: The target the effects are for (``llvm``/``cuda`` family); ``None`` when nothing is estimated.
+        self.target = target
         self.workers = max(1, workers)
         #: ``progress(done, newly_planned)``: steps finished, and steps added to the known total.
         self.progress = progress or (lambda done, planned: None)
@@ -227,6 +242,7 @@ class Generator:
         for state in states:
             parent_state = state_json(state, depth)
             state_hash = parent_state["hash"]
+            parent_features = self._features(state)
             plan = plan_steps(state, state_hash, self.strategies, seed=self.config.seed,
                               params_per_site=self.config.params_per_site,
                               max_steps=self.config.max_steps_per_state)
@@ -235,10 +251,12 @@ class Generator:
                 s = broken.strategy
                 record = step_record(source=source.info, parent=state, parent_depth=depth, strategy=s.name,
                                      number=s.number, level=s.level.value, generator=self.generator,
-                                     failure=broken.failure.to_json(), parent_state=parent_state)
+                                     failure=broken.failure.to_json(), parent_state=parent_state,
+                                     effect=empty_effect(self._family()))
                 window.append(self._known(record, writer))
             for planned in plan.steps:
-                window.append(self._pending(source, state, parent_state, depth, planned, writer, pool))
+                window.append(self._pending(source, state, parent_state, depth, planned, writer, pool,
+                                            parent_features))
                 while len(window) > limit:
                     self._flush_one(window, writer, summary, children)
         while window:
@@ -250,13 +268,14 @@ class Generator:
         return _Pending(build=lambda v, f: record, future=None, child=None, resumed=existing)
 
     def _pending(self, source: Source, state: Program, parent_state: dict[str, Any], depth: int,
-                 planned: PlannedStep, writer: StepWriter, pool: ThreadPoolExecutor) -> _Pending:
+                 planned: PlannedStep, writer: StepWriter, pool: ThreadPoolExecutor,
+                 parent_features: Mapping[str, Any] | None = None) -> _Pending:
         s = planned.strategy
         existing = writer.existing.get(step_id(parent_state["hash"], s.name, planned.site, planned.params))
         common: dict[str, Any] = dict(
             source=source.info, parent=state, parent_depth=depth, strategy=s.name, number=s.number,
             level=s.level.value, generator=self.generator, site=planned.site, site_index=planned.site_index,
-            params=planned.params, parent_state=parent_state)
+            params=planned.params, parent_state=parent_state, effect=empty_effect(self._family()))
         if existing is not None:
             child = (program_from_json(existing["child"]["program"])
                      if existing["status"] != "failed" and existing.get("child") else None)
@@ -282,12 +301,39 @@ class Generator:
         future = pool.submit(self._verify, step) if self.verify is not None else None
 
         def build(result: Mapping[str, Any] | None, failure: StepFailure | None) -> Record:
+            effect = self._effect(parent_features, step.after, result)
             if failure is not None:
-                return step_record(**common, step=step, failure=failure.to_json())
+                return step_record(**{**common, "effect": effect}, step=step, failure=failure.to_json())
             verification = verification_json(result, step.exactness) if result is not None else None
-            return step_record(**common, step=step, verification=verification)
+            return step_record(**{**common, "effect": effect}, step=step, verification=verification)
 
         return _Pending(build=build, future=future, child=step.after, fallback=fallback)
+
+    def _family(self) -> str | None:
+        return target_family(self.target)
+
+    def _features(self, program: Program) -> Mapping[str, Any] | None:
+        """The program's features, or ``None`` without a feature function or when the model fails on it
+        (an effect is evidence about a step, never a reason to lose one)."""
+        if self.features is None:
+            return None
+        try:
+            return self.features(program)
+        except Exception:
+            return None
+
+    def _effect(self, parent_features: Mapping[str, Any] | None, child: Program,
+                result: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The step's ``effect``: estimated from the features, measured from the verification's timings."""
+        child_features = self._features(child) if parent_features is not None else None
+        estimate = estimate_json(parent_features, child_features) \
+            if parent_features is not None and child_features is not None else None
+        measured = None
+        if result is not None:
+            parent_timing, timing = result.get("parent_timing"), result.get("timing")
+            if isinstance(parent_timing, Mapping) and isinstance(timing, Mapping):
+                measured = measured_json(parent_timing.get("samples") or [], timing.get("samples") or [])
+        return effect_json(self.target, estimate, measured)
 
     def _verify(self, step: AppliedStep) -> Mapping[str, Any] | StepFailure:
         try:
@@ -335,9 +381,32 @@ class Generator:
 
 def generate(sources: Iterable[Source], config: GenerationConfig, output: str | Path, *,
              verify: VerifyFn | None, workers: int = 1, progress: Callable[[int, int], None] | None = None,
-             strategies: Sequence[Strategy] | None = None,
-             verify_special: VerifyFn | None = None) -> GenerationSummary:
-    """Run a generation into ``output`` (appending to, and resuming, what is already there)."""
+             strategies: Sequence[Strategy] | None = None, verify_special: VerifyFn | None = None,
+             features: FeaturesFn | None = None, target: str | None = None) -> GenerationSummary:
+    """Run a generation into ``output`` (appending to, and resuming, what is already there), then link
+    every step's ``effect.follow_up`` (``link_output_follow_ups``)."""
     with StepWriter(output) as writer:
-        return Generator(list(sources), config, verify=verify, workers=workers, progress=progress,
-                         strategies=strategies, verify_special=verify_special).run(writer)
+        summary = Generator(list(sources), config, verify=verify, workers=workers, progress=progress,
+                            strategies=strategies, verify_special=verify_special, features=features,
+                            target=target).run(writer)
+    link_output_follow_ups(output)
+    return summary
+
+
+def link_output_follow_ups(path: str | Path) -> int:
+    """Set ``effect.follow_up`` in every record of ``path`` from the steps taken from its after-state,
+    rewriting the file (same order, atomically) only when one changed or was upgraded from an older
+    schema version; how many links changed.
+
+    Runs after the whole generation, so the children of every state are known; a run interrupted before
+    it is linked by the resumed run, and a second pass changes nothing (same records, same bytes).
+    """
+    path = Path(path)
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    records = [upgrade(json.loads(line)) for line in lines]
+    changed = link_follow_ups(records)
+    if changed or any(dumps(r) != line for r, line in zip(records, lines, strict=True)):  # or upgraded
+        partial = path.with_name(path.name + ".linking")
+        partial.write_text("".join(dumps(r) + "\n" for r in records), encoding="utf-8")
+        partial.replace(path)
+    return changed

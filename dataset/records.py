@@ -27,11 +27,22 @@ from leir.program import json_program_hash, program_to_json
 from strategies.base import AppliedStep, Exactness, Site
 from strategies.traces import Trace
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA_FILE = "step_record.schema.json"
 
+
+def _v1_to_v2(record: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 adds the ``effect`` block; a version-1 record's effect was never computed."""
+    return {**record, "effect": empty_effect()}
+
+
 #: ``MIGRATIONS[v]`` turns a version-``v`` record into a version-``v+1`` one. Version 1 is the first.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+
+
+def empty_effect(target: str | None = None) -> dict[str, Any]:
+    """The ``effect`` of a step whose effect is not known (no estimate, no measurement)."""
+    return {"target": target, "estimate": None, "measured": None, "verdict": "unknown", "follow_up": None}
 
 Record = dict[str, Any]
 
@@ -274,11 +285,13 @@ def step_record(*, source: SourceInfo, parent: Program, parent_depth: int, strat
                 site_index: int | None = None, params: Mapping[str, Any] | None = None,
                 step: AppliedStep | None = None, verification: Mapping[str, Any] | None = None,
                 failure: Mapping[str, Any] | None = None,
-                parent_state: Mapping[str, Any] | None = None) -> Record:
+                parent_state: Mapping[str, Any] | None = None,
+                effect: Mapping[str, Any] | None = None) -> Record:
     """Assemble one record; ``status`` follows from what is given (a failure, a verification, neither).
 
     ``parent_state`` is ``state_json(parent, parent_depth)`` when the caller already has it (printing
-    and hashing a state is most of a record's cost, and one state has many steps).
+    and hashing a state is most of a record's cost, and one state has many steps). ``effect`` is the
+    step's ``dataset.effects.effect_json`` (default: unknown).
     """
     params = dict(step.params) if step is not None else dict(params or {})
     site = step.site if step is not None else site
@@ -303,6 +316,7 @@ def step_record(*, source: SourceInfo, parent: Program, parent_depth: int, strat
         "trace": trace_json(step.trace) if step is not None else None,
         "verification": ver,
         "failure": fail,
+        "effect": dict(effect) if effect is not None else empty_effect(),
         "generator": dict(generator),
     }
     return record

@@ -23,6 +23,9 @@ from steptp_cli.main import EXIT_INVALID, EXIT_OK, UsageError
 
 #: A drawn shape variant may cost at most this many times the default variant's statement executions.
 MAX_VARIANT_COST_RATIO = 4.0
+#: Timing of a step and its parent with ``generate --time``: repeats, each lasting at least this long.
+TIME_REPEATS = 7
+TIME_MIN_REPEAT_MS = 20.0
 
 
 def register(subparsers) -> None:
@@ -49,6 +52,11 @@ def register(subparsers) -> None:
     gen.add_argument("--no-special-values", action="store_true",
                      help="skip the second verification of N steps on special and large-magnitude inputs")
     gen.add_argument("--target", default="llvm")
+    gen.add_argument("--time", action="store_true",
+                     help="time each verified step against its parent: a measured effect on every step")
+    gen.add_argument("--no-state-reuse", action="store_true",
+                     help="the old verification path: no per-state reuse of the parent's timing, and the "
+                          "error bound evaluated for exact steps too (a baseline for bench/generate.py)")
     gen.add_argument("--no-progress", action="store_true")
     gen.add_argument("-o", "--output", required=True, metavar="STEPS.jsonl")
     gen.set_defaults(handler=run_generate)
@@ -158,8 +166,15 @@ def load_sources(specs: list[str], *, shapes: int = 1, seed: int = 0, dtype: str
     return sources
 
 
-def make_verify(*, workers: int, cache: bool, target: str = "llvm", cache_dir: str | None = None):
-    """``(verify(after, before) -> dict, pool)``: ``verifier.verify`` on a warm pool of ``workers``."""
+def make_verify(*, workers: int, cache: bool, target: str = "llvm", cache_dir: str | None = None,
+                time: bool = False, state_reuse: bool = True):
+    """``(verify(after, before) -> dict, pool)``: ``verifier.verify`` on a warm pool of ``workers``.
+
+    ``time``: each step is timed against its parent (``TIME_REPEATS`` repeats of ``TIME_MIN_REPEAT_MS``).
+    ``state_reuse``: what one state's children share is computed once per state and worker — the parent's
+    timing, besides its kernel, outputs and error bound (which the warm worker always reuses) — and a step
+    whose outputs equal its parent's bit for bit skips the error bound. ``False`` is the old path.
+    """
     from verifier import cache as cache_mod
     from verifier.sandbox import WorkerPool
     from verifier.verify import DEFAULT_MEMORY_LIMIT_MB, DEFAULT_TIMEOUT_S, WARM_MODULES, verify
@@ -171,7 +186,11 @@ def make_verify(*, workers: int, cache: bool, target: str = "llvm", cache_dir: s
     def verify_step(after, before, *, special_values: bool = False):
         return verify(after, parent=before, reference="parent", target=target, pool=pool,
                       special_values=special_values,
-                      cache=result_cache if result_cache is not None else False).to_json()
+                      cache=result_cache if result_cache is not None else False,
+                      time=time and not special_values, repeats=TIME_REPEATS,
+                      min_repeat_ms=TIME_MIN_REPEAT_MS,
+                      reuse_timings=time and state_reuse and not special_values,
+                      equal_skips_bound=state_reuse).to_json()
 
     return verify_step, pool
 
@@ -223,13 +242,19 @@ def run_generate(args: argparse.Namespace) -> int:
                               strategies=tuple(args.strategies) if args.strategies else None)
     verify, pool, verify_special = (None, None, None)
     if not args.no_verify:
-        verify, pool = make_verify(workers=args.workers, cache=not args.no_cache, target=args.target)
+        verify, pool = make_verify(workers=args.workers, cache=not args.no_cache, target=args.target,
+                                   time=args.time, state_reuse=not args.no_state_reuse)
         if not args.no_special_values:
             verify_special = functools.partial(verify, special_values=True)
+    elif args.time:
+        raise UsageError("--time needs verification (drop --no-verify)")
+    from tuner.effect import feature_function
+
     progress = _Progress(not args.no_progress)
     try:
         summary = generate(sources, config, args.output, verify=verify, workers=args.workers,
-                           progress=progress, verify_special=verify_special)
+                           progress=progress, verify_special=verify_special,
+                           features=feature_function(args.target), target=args.target)
     finally:
         progress.close()
         if pool is not None:

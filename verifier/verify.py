@@ -123,7 +123,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
            max_interpreter_iterations: int = INTERPRETER_MAX_ITERATIONS,
            max_bound_iterations: int = BOUND_MAX_ITERATIONS,
            repeats: int = 7, min_repeat_ms: float = 50.0, reuse: bool = True,
-           reuse_timings: bool = False) -> VerificationResult:
+           reuse_timings: bool = False, equal_skips_bound: bool = False) -> VerificationResult:
     """Verify ``program`` (a step's after-state) against ``parent`` (its before-state) and a reference.
 
     ``reference``: a ``Reference`` object (e.g. ``TorchSourceReference``), ``"none"``/``"parent"`` to
@@ -132,7 +132,9 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     for ``speedup_vs_source``. ``cache=True`` uses the default on-disk cache, ``False``/``None`` none.
     ``reuse``: the worker reuses kernels, outputs and error bounds it already computed for the same
     (program, target, inputs) — the same result bytes, less work (``verifier.reuse``); ``reuse_timings``
-    also reuses the parent's and the source's timings from earlier jobs on the same inputs.
+    also reuses the parent's and the source's timings from earlier jobs on the same inputs (what the worker
+    has not timed yet is timed together, interleaved). ``equal_skips_bound``: outputs bitwise equal to the
+    parent's skip the error bound, which any tolerance they already meet (an exact step needs only that).
     ``max_interpreter_iterations`` caps the interpreter as a reference, ``max_bound_iterations`` the
     error bound (above it: the fixed per-dtype tolerance; ``0`` forces the fixed one).
     """
@@ -149,6 +151,8 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     params = {k: np.asarray(v) for k, v in (params or {}).items()}
     reference_id = chosen.identity() if chosen is not None else ("parent" if parent is not None else "none")
     reference_id += f"|compare={RULE_VERSION}|bound<={max_bound_iterations}"
+    if equal_skips_bound:
+        reference_id += "|equal-skips-bound"
     if source is not None and time:
         reference_id += f"|source={program_hash(source)}"
     if cache is True:
@@ -181,7 +185,7 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
                     special_values=special_values, time=time, run=runs, reference=chosen, params=params,
                     shapes={name: t.shape for name, t in info.tensors.items()}, repeats=repeats,
                     min_repeat_ms=min_repeat_ms, notes=notes, max_bound_iterations=max_bound_iterations,
-                    reuse=reuse, reuse_timings=reuse_timings)
+                    reuse=reuse, reuse_timings=reuse_timings, equal_skips_bound=equal_skips_bound)
     worker_pool = pool or default_pool()
     counters["jobs"] += 1
     job = worker_pool.run(verify_job, spec, timeout=timeout,

@@ -59,7 +59,7 @@ class StepSerializer(serializers.ModelSerializer):
         model = Step
         fields = ["id", "step_id", "workload", "before", "after", "before_hash", "after_hash", "strategy",
                   "number", "level", "site", "params", "exactness", "trace_text", "origin", "depth",
-                  "verification_status", "review_status", "version", "created_at", "updated_at"]
+                  "verification_status", "review_status", "effect", "version", "created_at", "updated_at"]
 
 
 class StepDetailSerializer(StepSerializer):

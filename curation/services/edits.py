@@ -105,8 +105,12 @@ def edit_after_leir(user, step: Step, *, expected_version: int, leir_text: str) 
             raise InvalidLeir([{"line": 1, "column": 1, "message": f"the edit changes nothing: it is {what}",
                                 "expected": [], "snippet": ""}])
         old_leir, old_verification, old_review = step.after.leir, step.verification_status, step.review_status
+        # the effect was the engine's after-state's: unknown for the edited one
+        effect = {**(step.effect or {}), "estimate": None, "measured": None, "verdict": "unknown"} \
+            if step.effect else step.effect
         fresh = _bump(step, expected_version, after=after, origin=StepOrigin.HUMAN,
-                      verification_status=VerificationStatus.QUEUED, review_status=ReviewStatus.UNREVIEWED)
+                      verification_status=VerificationStatus.QUEUED, review_status=ReviewStatus.UNREVIEWED,
+                      effect=effect)
         record_change(fresh, user, "after_leir", old_leir, after.leir)
         record_change(fresh, user, "verification_status", old_verification, fresh.verification_status)
         record_change(fresh, user, "review_status", old_review, fresh.review_status)

@@ -8,7 +8,7 @@ uses it — steps from one state share its program object, which is also what le
 ``dataset.rendering.render_texts`` build one prompt per state.
 
 A record holds what the export's consumers read (rendering, the filtering policy, the split, the lint):
-ids, strategy, levels, the source, both programs, the trace text and the review; not the site, the
+ids, strategy, levels, the source, both programs, the trace text, the review and the effect; not the site, the
 parameters or the engine's stored provenance, which no exported file contains.
 """
 
@@ -21,6 +21,7 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from curation.models import ProgramState, Step
+from dataset.records import empty_effect
 
 #: Rows fetched per round trip (a server-side cursor on PostgreSQL).
 CHUNK = 2000
@@ -42,6 +43,7 @@ _STEP_FIELDS = (
     "workload__level",
     "workload__dtype",
     "record__source",
+    "effect",
 )
 
 
@@ -67,7 +69,7 @@ def collect_records(steps: QuerySet[Step]) -> list[dict[str, Any]]:
     states = _states(id_ for row in rows for id_ in (row[10], row[11]))
     records: list[dict[str, Any]] = []
     for (step_id, strategy, number, level, exactness, depth, trace_text, review_status, version, origin,
-         before_id, after_id, workload, workload_level, dtype, source) in rows:
+         before_id, after_id, workload, workload_level, dtype, source, effect) in rows:
         before, after = states.get(before_id), states.get(after_id)
         if before is None or after is None:
             continue
@@ -86,6 +88,7 @@ def collect_records(steps: QuerySet[Step]) -> list[dict[str, Any]]:
                 "child": after,
                 "trace": {"text": trace_text},
                 "review": {"status": review_status, "version": version, "origin": origin},
+                "effect": effect or empty_effect(),
             }
         )
     return records

@@ -8,6 +8,8 @@ What an export writes, under ``$STEPTP_VAR_DIR/exports/<id>/``:
   ``README.md`` — the dataset card whose YAML header lists configs, splits, features, licence and sizes,
   and whose body gives the strategy distribution, the filtering before/after, the verification and review
   protocol and the toolchain versions;
+* ``steps/<split>.jsonl`` — one line per exported step, in the rows' order: its identity, strategy,
+  source, review and ``effect`` (``step_rows``), what a benefit-aware consumer selects on;
 * ``manifest.json`` — every file with its size and sha256.
 
 Splits are by source workload, never by step (no program leaks between train and test), assigned from
@@ -74,6 +76,24 @@ def export_root() -> Path:
 
 
 # ------------------------------------------------------------------------------------------ selection
+
+
+#: The keys of a ``steps/<split>.jsonl`` line (a step record's, without the programs and the trace).
+STEP_ROW_KEYS = ("step_id", "strategy", "number", "level", "exactness", "depth", "source", "review", "effect")
+
+
+def step_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """What ``steps/<split>.jsonl`` holds per rendered record: ``STEP_ROW_KEYS`` (the effect included)."""
+    from dataset.rendering import renderable
+
+    return [{key: record.get(key) for key in STEP_ROW_KEYS} for record in records if renderable(record)]
+
+
+def write_step_rows(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
+    from dataset.records import dumps
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(dumps(r) + "\n" for r in step_rows(records)), encoding="utf-8")
 
 
 def select_steps(filters: Mapping[str, Any]) -> QuerySet[Step]:
@@ -374,6 +394,7 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
         texts = list(render_texts(split_records))
         escaped = escape_texts(texts)
         splits[split] = len(texts)
+        write_step_rows(directory / "steps" / f"{split}.jsonl", split_records)
         for config in configs:
             if config in export.formats:
                 write_jsonl(directory / config / f"{split}.jsonl", texts, escaped, config)

@@ -112,11 +112,14 @@ def generate_for_workload(
     config = GenerationConfig(
         depth=depth, seed=seed, breadth_cap=breadth_cap, max_steps_per_state=max_steps_per_state
     )
+    from tuner.effect import feature_function
+
     marker = import_marker(path)
     marker.unlink(missing_ok=True)  # until this run's import has finished
     # N steps are verified again on special and large-magnitude inputs, as ``steptp generate`` does.
     generate([Source(info, program)], config, path, verify=_verify_fn(target), progress=progress,
-             verify_special=_verify_fn(target, special_values=True))
+             verify_special=_verify_fn(target, special_values=True), features=feature_function(target),
+             target=target)
     report = import_step_file(path)
     marker.write_text(f"{report.created + report.unchanged}\n", encoding="utf-8")
     return report

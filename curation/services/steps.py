@@ -102,6 +102,10 @@ def import_record(record: Mapping[str, Any], report: StepImportReport, *,
         return None
     existing = Step.objects.filter(step_id=record["step_id"]).first()
     if existing is not None:
+        effect = record.get("effect") or {}
+        if effect and existing.effect != effect:  # a later pass linked a follow-up: evidence, not content
+            Step.objects.filter(pk=existing.pk).update(effect=effect)
+            existing.effect = effect
         report.unchanged += 1
         return existing
     with transaction.atomic():
@@ -116,7 +120,8 @@ def import_record(record: Mapping[str, Any], report: StepImportReport, *,
             strategy=record["strategy"], number=record["number"], level=record["level"],
             site=record.get("site") or {}, params=record.get("params") or {}, exactness=record["exactness"],
             trace={k: v for k, v in trace.items() if k != "text"}, trace_text=trace.get("text", ""),
-            origin=origin, depth=record["depth"], verification_status=status, record=dict(record))
+            origin=origin, depth=record["depth"], verification_status=status, record=dict(record),
+            effect=dict(record.get("effect") or {}))
         verification = record.get("verification")
         if verification and verification.get("result"):
             record_verification(after, verification["result"], step=step, parent=before)

@@ -8,6 +8,7 @@ verification panel that refreshes itself while a verification is queued.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib import messages
@@ -96,6 +97,13 @@ def undo(request: HttpRequest) -> HttpResponse:
 
 # ---- the step screen ---------------------------------------------------------------------------------
 
+def effect_rows(effect: Mapping[str, Any] | None) -> list[tuple[str, Any, Any]]:
+    """(feature, before, after) of the effect's cost-model estimate, in the record's key order."""
+    estimate = (effect or {}).get("estimate") or {}
+    before, after = estimate.get("parent") or {}, estimate.get("child") or {}
+    return [(key, before.get(key), after.get(key)) for key in before]
+
+
 def _context(request: HttpRequest, step: Step, **extra: Any) -> dict[str, Any]:
     last = reviews.last_review_by(request.user)
     context: dict[str, Any] = {
@@ -113,6 +121,7 @@ def _context(request: HttpRequest, step: Step, **extra: Any) -> dict[str, Any]:
         "assignees": list(step.assigned_to.order_by("username")),
         "last_review": last,
         "problems": None,
+        "effect_rows": effect_rows(step.effect),
     }
     context.update(extra)
     return context

@@ -28,7 +28,9 @@ from curation.services.exports import (
     assign_splits,
     dataset_card,
     select_steps,
+    write_step_rows,
 )
+from dataset.records import empty_effect
 
 
 def step_to_record(step: Step) -> dict[str, Any]:
@@ -68,6 +70,7 @@ def step_to_record(step: Step) -> dict[str, Any]:
     }
     record["trace"] = {**step.trace, "text": step.trace_text}
     record["review"] = {"status": step.review_status, "version": step.version, "origin": step.origin}
+    record["effect"] = step.effect or empty_effect()
     return record
 
 
@@ -184,6 +187,8 @@ def write_export(export: Export, directory: Path) -> dict[str, Any]:
         for config in configs
         for split, split_records in by_split.items()
     }
+    for split, split_records in by_split.items():
+        write_step_rows(directory / "steps" / f"{split}.jsonl", split_records)
     for (config, split), rows in rows_by.items():
         if config in export.formats:
             _write_jsonl(directory / config / f"{split}.jsonl", rows)

@@ -30,7 +30,7 @@ def test_schema_ships_as_package_data_and_names_every_field():
     data = schema()
     assert data["properties"]["schema_version"]["const"] == SCHEMA_VERSION
     for key in ("step_id", "source", "parent", "child", "depth", "strategy", "number", "level", "site",
-                "params", "exactness", "trace", "verification", "failure", "generator"):
+                "params", "exactness", "trace", "verification", "failure", "effect", "generator"):
         assert key in data["required"]
 
 
@@ -94,3 +94,19 @@ def test_non_finite_verification_figures_still_make_a_valid_json_record():
     text = dumps(verification)  # allow_nan=False: raises on any NaN/inf left
     assert json.loads(text)["tolerances"]["C"]["bound_at_worst"] == "inf"
     assert verification["max_abs_error"] is None and verification["accepted"] is True
+
+
+def test_a_version_1_record_is_upgraded_with_an_unknown_effect(tmp_path, records):
+    old = {k: v for k, v in records[0].items() if k != "effect"}
+    old["schema_version"] = 1
+    path = tmp_path / "v1.jsonl"
+    path.write_text(dumps(old) + "\n")
+    (upgraded,) = load_records(path)  # validated against version 2
+    assert upgraded["schema_version"] == SCHEMA_VERSION == 2
+    assert upgraded["effect"] == {"target": None, "estimate": None, "measured": None, "verdict": "unknown",
+                                  "follow_up": None}
+    assert {k: v for k, v in upgraded.items() if k not in ("effect", "schema_version")} == \
+        {k: v for k, v in old.items() if k != "schema_version"}
+    path.write_text(dumps(dict(old, schema_version=2)) + "\n")  # a version-2 record must have its effect
+    with pytest.raises(RecordError, match="'effect' is a required property"):
+        list(load_records(path))

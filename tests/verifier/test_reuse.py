@@ -130,3 +130,29 @@ def test_timed_reuse_keeps_outcomes_and_never_serves_another_parent(pool):
     seeded = _run(pool, CHILD_CLOSE, PARENT, seed=3)
     assert _stable(seeded) == _stable(_run(pool, CHILD_CLOSE, PARENT, seed=3, reuse=False))
     assert _stable(seeded)["max_abs_error"] != _stable(baseline)["max_abs_error"]
+
+
+def test_bitwise_equal_outputs_skip_the_error_bound_and_keep_their_outcome(pool):
+    """An exact step's outputs equal to its parent's meet any bound: none is evaluated, same verdict."""
+    with_bound = _run(pool, CHILD_EQUAL, PARENT, reuse=False, reference="parent")
+    before = _worker_stats(pool)
+    skipped = _run(pool, CHILD_EQUAL, PARENT, reuse=False, reference="parent", equal_skips_bound=True)
+    after = _worker_stats(pool)
+    assert with_bound.outcome.value == skipped.outcome.value == "equal_pass"
+    assert with_bound.tolerance == "scaled" and not any("bound not" in n for n in with_bound.notes)
+    assert skipped.max_abs_error == 0.0 and skipped.tolerance == "fixed"
+    assert any("error bound not evaluated" in note for note in skipped.notes)
+    assert after["bounds"] == before["bounds"]  # not even looked up
+    # an inexact child still gets its bound and the scaled tolerance
+    close = _run(pool, CHILD_CLOSE, PARENT, reuse=False, reference="parent", equal_skips_bound=True)
+    assert close.outcome.value == "pass" and close.tolerance == "scaled"
+
+
+def test_reused_timings_time_what_the_worker_lacks_together(pool):
+    """With ``reuse_timings`` the parent is timed once per worker and inputs; its siblings share it."""
+    kwargs = {"time": True, "repeats": 3, "min_repeat_ms": 1.0, "reuse_timings": True}
+    first = _run(pool, CHILD_EQUAL, PARENT, seed=7, **kwargs)
+    second = _run(pool, CHILD_CLOSE, PARENT, seed=7, **kwargs)
+    assert first.parent_timing is not None and second.parent_timing is not None
+    assert first.parent_timing.samples == second.parent_timing.samples  # one timing, shared
+    assert first.timing.samples != second.timing.samples and len(second.timing.samples) == 3

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('curation', '0006_verification_constraint_name'),
+        ('curation', '0007_verification_unstable_reference'),
     ]
 
     operations = [
