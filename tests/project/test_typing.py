@@ -19,7 +19,7 @@ from typing import Any
 from tests.conftest import REPO_ROOT
 
 STRICT = {"strategies", "strategies.*", "leir.analysis", "leir.rewrite", "leir.builders", "leir.names",
-          "tuner", "tuner.eager", "tuner.evaluate", "tuner.measure", "tuner.multistep", "tuner.proposals",
+          "tuner", "tuner.eager", "tuner.effect", "tuner.evaluate", "tuner.measure", "tuner.multistep", "tuner.proposals",
           "tuner.run", "tuner.svgplot", "tuner.policies", "tuner.policies.*", "tuner.search", "tuner.search.*",
           # the verifier less lowering.py and verify.py, listed file by file while those two are split
           "verifier", "verifier.build", "verifier.cache", "verifier.compare", "verifier.cpu_share",
