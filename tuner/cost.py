@@ -152,6 +152,10 @@ def expr_ops(expr: Expr, transcendental: float = TRANSCENDENTAL_WEIGHT) -> float
     return 0.0
 
 
+#: A loop nest's identity: the block path and variable of each of its loops.
+_NestKey = tuple[tuple[tuple[int, ...], str], ...]
+
+
 @dataclass(frozen=True)
 class _Nest:
     """The loops enclosing a statement, outermost first, with what the lowering makes of each."""
@@ -160,7 +164,7 @@ class _Nest:
     #: Per loop: ``serial``, ``parallel``, ``vector`` or ``unrolled`` (the honoured kind).
     kinds: tuple[str, ...]
     #: Which loop nest this is (block path and variable of each loop): statements of one nest share it.
-    key: tuple[tuple[tuple[int, ...], str], ...]
+    key: _NestKey
 
 
 def _as_written(loops: tuple[Loop, ...]) -> tuple[str, ...]:
@@ -475,7 +479,7 @@ def _with_auto_vector(nests: list[tuple[Assign, _Nest]], target: str,
     least ``AUTO_VECTOR_MIN_EXTENT`` iterations)."""
     if not target.startswith("llvm"):
         return nests
-    able: dict[tuple, bool] = {}
+    able: dict[_NestKey, bool] = {}
     for stmt, nest in nests:
         inner = innermost_kept(nest.loops)
         if inner >= 0 and nest.kinds[inner] == "serial" \
@@ -578,7 +582,7 @@ def _block_cost(program: Program, index: int, target: str, shapes: dict[str, tup
     if kept is not None:
         return kept
     compute = memory = overhead = 0.0
-    counted: set[tuple] = set()
+    counted: set[_NestKey] = set()
     streamed: dict[str, int] = {}  # the large tensors touched
     unit = vector_unit(target)
     on_chip = stack_slots(block, shapes) if target.startswith("llvm") else None

@@ -19,7 +19,7 @@ from typing import Any
 from tests.conftest import REPO_ROOT
 
 STRICT = {"strategies", "strategies.*", "leir.analysis", "leir.rewrite", "leir.builders", "leir.names",
-          "tuner", "tuner.eager", "tuner.effect", "tuner.evaluate", "tuner.measure", "tuner.multistep", "tuner.proposals",
+          "tuner", "tuner.cost", "tuner.eager", "tuner.effect", "tuner.evaluate", "tuner.measure", "tuner.multistep", "tuner.proposals",
           "tuner.run", "tuner.svgplot", "tuner.policies", "tuner.policies.*", "tuner.search", "tuner.search.*",
           # the verifier less lowering.py and verify.py, listed file by file while those two are split
           "verifier", "verifier.build", "verifier.cache", "verifier.compare", "verifier.cpu_share",
@@ -28,8 +28,8 @@ STRICT = {"strategies", "strategies.*", "leir.analysis", "leir.rewrite", "leir.b
           "verifier.targets", "verifier.timing", "verifier.tokens", "verifier.tvm_adapter",
           "verifier.vector_math",
           "dataset", "dataset.*"}
-#: Inside a strict package but not checked yet: the tuner's cost model waits for the shared loop mapping.
-NOT_YET_STRICT = {"tuner/cost.py"}
+#: Inside a strict package but not checked yet (kept out by ``exclude``): none at present.
+NOT_YET_STRICT: set[str] = set()
 
 
 def _config() -> dict[str, Any]:
