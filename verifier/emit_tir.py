@@ -19,7 +19,7 @@ import numpy as np
 
 from leir import ast as A
 from leir.dtypes import float_to_int, max_value, min_value, numel, numpy_dtype
-from leir.gpu_limits import all_loops, thread_tag
+from leir.gpu_limits import MAX_THREADS, all_loops, thread_tag
 from leir.intervals import index_range
 from leir.printer import canonical
 from leir.promotion import concrete, natural_type, promote
@@ -110,7 +110,7 @@ class Writer:
         #: bindings of the statement being written (emitted at the top of its sblock, see ``let``)
         self.lets: list[str] = []
         #: (value, dtype, in a buffer) -> its name, for the statement being written
-        self.bound: dict[tuple[str, str, bool], str] = {}
+        self.bound: dict[tuple[object, ...], str] = {}
         #: (extent, block iterator) of the vectorised loop around the statement being written: its
         #: bindings are buffers with one element per lane (TVM neither vectorises ``T.bind`` nor widens a
         #: one-element buffer)
@@ -264,7 +264,7 @@ class Writer:
             else:
                 self.emit(depth, "for u_bx in T.thread_binding(1, thread=\"blockIdx.x\"):")
                 depth += 1
-            if len(shape) > 1 and shape[1] <= tg.MAX_THREADS["x"]:
+            if len(shape) > 1 and shape[1] <= MAX_THREADS["x"]:
                 self.emit(depth, f"for i1 in T.thread_binding({shape[1]}, thread=\"threadIdx.x\"):")
                 depth += 1
                 bound = 2
@@ -528,8 +528,8 @@ class Writer:
             if e.func in vector_math.ARITHMETIC and dtype in ("f32", "f16") and not self.gpu:
                 # T.erf/T.exp/T.log: a scalar libm call per element, even vectorised (bf16 keeps it:
                 # TVM's bf16 legalisation garbles the float32 bindings the arithmetic needs)
-                wide = args[0] if dtype == "f32" else f"T.Cast(\"float32\", {args[0]})"
-                return self.convert(vector_math.ARITHMETIC[e.func](wide, self.let), "f32", dtype)
+                operand = args[0] if dtype == "f32" else f"T.Cast(\"float32\", {args[0]})"
+                return self.convert(vector_math.ARITHMETIC[e.func](operand, self.let), "f32", dtype)
             if e.func == "erf" and dtype in ("f16", "bf16"):  # neither LLVM nor CUDA has a half-precision erf
                 return f"T.Cast(\"{tdt}\", T.erf(T.Cast(\"float32\", {args[0]})))"
             return f"{_CALL[e.func]}({', '.join(args)})"

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from leir.ast import Program
+from leir.semantics import ProgramInfo
 from verifier import cache as cache_mod
 from verifier.compare import RULE_VERSION
 from verifier.errors import KernelFailure
@@ -42,7 +43,7 @@ from verifier.reference import (
     params_digest,
 )
 from verifier.result import Outcome, VerificationResult
-from verifier.sandbox import JobStatus, WorkerPool
+from verifier.sandbox import JobResult, JobStatus, WorkerPool
 from verifier.verify_job import STAGE_MARK, JobSpec, bounded_compare, error_text, verify_job
 
 #: ``bounded_compare`` is the job's, re-exported for callers that compare outputs themselves.
@@ -83,7 +84,7 @@ def gpu_present() -> bool:
 # ------------------------------------------------------------------------------------- the caller
 
 
-def check_program(program: Program):
+def check_program(program: Program) -> ProgramInfo:
     """The checker's ``ProgramInfo`` for ``program`` (``leir.checker``)."""
     from leir import checker
 
@@ -143,9 +144,9 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     from verifier.targets import runs_here
 
     versions = cache_mod.toolchain_versions()
-    base = dict(target=target, seed=seed, special_values=special_values, versions=versions,
-                program_hash=program_hash(program),
-                parent_hash=program_hash(parent) if parent is not None else None)
+    base: dict[str, Any] = dict(target=target, seed=seed, special_values=special_values, versions=versions,
+                                program_hash=program_hash(program),
+                                parent_hash=program_hash(parent) if parent is not None else None)
     notes: list[str] = []
     chosen = _choose_reference(program, parent, source, reference, notes, max_interpreter_iterations)
     params = {k: np.asarray(v) for k, v in (params or {}).items()}
@@ -196,7 +197,8 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     return result
 
 
-def _to_result(job, base: dict[str, Any], notes: list[str], chosen, parent) -> VerificationResult:
+def _to_result(job: JobResult, base: dict[str, Any], notes: list[str], chosen: Reference | None,
+               parent: Program | None) -> VerificationResult:
     default_reference = chosen.kind if chosen is not None else ("parent" if parent is not None else "none")
     if job.status is JobStatus.OK:
         fields = dict(job.value)

@@ -11,6 +11,7 @@ stages it marks on stderr (``STAGE_MARK``) let the caller say where a job died.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time as _time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -95,9 +96,11 @@ def _outputs(kernel: Any, program: Program, target: str, arrays: Mapping[str, np
              digest: str | None) -> dict[str, np.ndarray]:
     """``kernel.run(arrays)``; with a ``digest`` of ``arrays``, memoised per (program, target, inputs)."""
     if digest is None:
-        return kernel.run(arrays)
+        outputs: dict[str, np.ndarray] = kernel.run(arrays)  # the kernel is TVM's, untyped
+        return outputs
     from leir.program import program_hash
 
+    value: dict[str, np.ndarray]
     value, _hit = reuse_mod.OUTPUTS.get_or((program_hash(program), target, digest),
                                            lambda: kernel.run(arrays))
     return value
@@ -135,7 +138,7 @@ def _timed_together(timed: Mapping[str, tuple[Any, Program]], spec: JobSpec,
         missing = [name for name in timed if keys[name] not in reuse_mod.TIMINGS.entries]
         taken = dict(zip(missing, timing.time_kernels([timed[name][0] for name in missing], arrays,
                                                       **options), strict=True)) if missing else {}
-        return {name: reuse_mod.TIMINGS.get_or(keys[name], lambda name=name: taken[name])[0]
+        return {name: reuse_mod.TIMINGS.get_or(keys[name], functools.partial(taken.__getitem__, name))[0]
                 for name in timed}
     stats = timing.time_kernels([k for k, _program in timed.values()], arrays, **options)
     return dict(zip(timed, stats, strict=True))
@@ -430,7 +433,7 @@ def _time_all(spec: JobSpec, kernel: Any, parent_kernel: Any, reference: Referen
     digest = reuse_mod.arrays_digest(fresh) if spec.reuse else None
     options = {"repeats": spec.repeats, "min_repeat_ms": spec.min_repeat_ms}
     timed = {"timing": (kernel, spec.program)}
-    if parent_kernel is not None:
+    if parent_kernel is not None and spec.parent is not None:  # a parent kernel is built from spec.parent
         timed["parent_timing"] = (parent_kernel, spec.parent)
     if spec.source is not None:
         try:
@@ -454,7 +457,7 @@ def _time_all(spec: JobSpec, kernel: Any, parent_kernel: Any, reference: Referen
         except Exception as exc:
             out["notes"].append(f"reference failed on the timing inputs: {error_text(exc)}")
     compared_with = reference.kind if expected is not None and reference is not None else "parent"
-    if expected is None and parent_kernel is not None:
+    if expected is None and parent_kernel is not None and spec.parent is not None:
         expected = _outputs(parent_kernel, spec.parent, spec.target, fresh, digest)
     if expected is not None:
         out["timed_output_ok"] = _timed_outputs_ok(spec, reference, compared_with, timed_outputs, expected,
