@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from leir.program import load_program
-from verifier import reuse
+from verifier import reuse, verify_job
 from verifier import verify as verify_mod
 from verifier.inputs import make_inputs
 from verifier.sandbox import WorkerPool
@@ -89,14 +89,14 @@ def test_outputs_key_misses_for_another_program_target_or_inputs():
     kernel, other_kernel = build(parent, cache=False), build(other, cache=False)
     arrays = make_inputs(parent, seed=0)
     digest = reuse.arrays_digest(arrays)
-    first = verify_mod._outputs(kernel, parent, "llvm", arrays, digest)
-    assert np.array_equal(verify_mod._outputs(kernel, parent, "llvm", arrays, digest)["C"], first["C"])
+    first = verify_job._outputs(kernel, parent, "llvm", arrays, digest)
+    assert np.array_equal(verify_job._outputs(kernel, parent, "llvm", arrays, digest)["C"], first["C"])
     assert reuse.OUTPUTS.hits == 1
     # another program, another target, other inputs: computed, never served
-    assert not np.array_equal(verify_mod._outputs(other_kernel, other, "llvm", arrays, digest)["C"], first["C"])
-    verify_mod._outputs(kernel, parent, "c", arrays, digest)
+    assert not np.array_equal(verify_job._outputs(other_kernel, other, "llvm", arrays, digest)["C"], first["C"])
+    verify_job._outputs(kernel, parent, "c", arrays, digest)
     seed1 = make_inputs(parent, seed=1)
-    fresh = verify_mod._outputs(kernel, parent, "llvm", seed1, reuse.arrays_digest(seed1))
+    fresh = verify_job._outputs(kernel, parent, "llvm", seed1, reuse.arrays_digest(seed1))
     assert np.array_equal(fresh["C"], kernel.run(seed1)["C"])
     assert reuse.OUTPUTS.hits == 1 and reuse.OUTPUTS.misses == 4
 
