@@ -9,11 +9,16 @@ queue make at 100,000+ steps: filter by strategy/level/exactness/statuses, newes
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from verifier.result import Outcome as VerifierOutcome
+
+if TYPE_CHECKING:
+    from leir.ast import Program
 
 
 def _choices_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
@@ -74,10 +79,10 @@ class ProgramState(models.Model):
     def __str__(self) -> str:
         return f"{self.workload.name}@{self.program_hash[:12]}"
 
-    def as_program_json(self) -> dict:
+    def as_program_json(self) -> dict[str, Any]:
         return {"tensors": self.tensors, "leir": self.leir}
 
-    def as_program(self):
+    def as_program(self) -> Program:
         """The stored state parsed back into a ``leir.ast.Program`` (what pages, tasks and the tuner use)."""
         from leir.program import program_from_json
 
