@@ -13,7 +13,8 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def record_change(step: Step, user: AbstractBaseUser | AnonymousUser | None, field: str, old: Any, new: Any) -> AuditEvent | None:
+def record_change(step: Step, user: AbstractBaseUser | AnonymousUser | None, field: str, old: Any,
+                  new: Any) -> AuditEvent | None:
     """Write one event when ``old`` and ``new`` differ (an unchanged field writes nothing)."""
     if _text(old) == _text(new):
         return None

@@ -29,7 +29,8 @@ STRICT = {"strategies", "strategies.*", "leir.analysis", "leir.rewrite", "leir.b
           "verifier.vector_math",
           "dataset", "dataset.*",
           # the curation services, module by module
-          "curation.services", "curation.services.audit", "curation.services.cards",
+          "curation.services", "curation.services.audit", "curation.services.cards", "curation.services.edits",
+          "curation.services.exports", "curation.services.generation", "curation.services.tuning",
           "curation.services.dispatch", "curation.services.display", "curation.services.export_files",
           "curation.services.export_lint", "curation.services.export_records",
           "curation.services.progress", "curation.services.queries", "curation.services.roles",
