@@ -18,14 +18,29 @@ from django.db.models import Q
 from verifier.result import Outcome as VerifierOutcome
 
 if TYPE_CHECKING:
+    from enum import EnumMeta, StrEnum
+
     from leir.ast import Program
+
+    class _ChoicesMeta(EnumMeta):
+        values: list[str]
+        choices: list[tuple[str, str]]
+
+    class TextChoices(StrEnum, metaclass=_ChoicesMeta):
+        """``models.TextChoices`` as mypy sees it: Django is untyped here (no django-stubs), and without
+        this the members would read as the ``(value, label)`` tuples they are written as."""
+
+        @property
+        def label(self) -> str: ...
+else:
+    TextChoices = models.TextChoices
 
 
 def _choices_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
     return models.CheckConstraint(condition=Q(**{f"{field}__in": choices.values}), name=name)
 
 
-class Origin(models.TextChoices):
+class Origin(TextChoices):
     BUILTIN = "builtin", "built-in suite"
     UPLOAD = "upload", "uploaded file"
     API = "api", "API call"
@@ -89,18 +104,18 @@ class ProgramState(models.Model):
         return program_from_json(self.as_program_json())
 
 
-class Exactness(models.TextChoices):
+class Exactness(TextChoices):
     E = "E", "exact"
     N = "N", "numerically equivalent"
 
 
-class StepOrigin(models.TextChoices):
+class StepOrigin(TextChoices):
     ENGINE = "engine", "strategy engine"
     MODEL = "model", "model proposal"
     HUMAN = "human", "human edit"
 
 
-class VerificationStatus(models.TextChoices):
+class VerificationStatus(TextChoices):
     PENDING = "pending", "pending"
     QUEUED = "queued", "queued"
     EQUAL_PASS = "equal_pass", "equal pass"
@@ -109,7 +124,7 @@ class VerificationStatus(models.TextChoices):
     ERROR = "error", "error"
 
 
-class ReviewStatus(models.TextChoices):
+class ReviewStatus(TextChoices):
     UNREVIEWED = "unreviewed", "unreviewed"
     IN_REVIEW = "in_review", "in review"
     DISPUTED = "disputed", "disputed (needs a curator)"
@@ -221,13 +236,13 @@ class Verification(models.Model):
         return f"{self.state} on {self.target}: {self.outcome}"
 
 
-class Decision(models.TextChoices):
+class Decision(TextChoices):
     APPROVE = "approve", "approve"
     REJECT = "reject", "reject"
     SKIP = "skip", "skip"
 
 
-class RejectReason(models.TextChoices):
+class RejectReason(TextChoices):
     NONE = "", "—"
     WRONG_LABEL = "wrong_strategy_label", "wrong strategy label"
     NOT_GROUNDED = "trace_not_grounded", "trace not grounded"
@@ -275,7 +290,7 @@ class AuditEvent(models.Model):
         indexes = [models.Index(fields=["step", "at"], name="audit_step_idx")]
 
 
-class RunStatus(models.TextChoices):
+class RunStatus(TextChoices):
     QUEUED = "queued", "queued"
     RUNNING = "running", "running"
     DONE = "done", "done"

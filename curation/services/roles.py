@@ -7,8 +7,12 @@ rule lives in one place. Superusers hold every role.
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import TypeAlias
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
+
+#: Whoever asks (signed in or not); Django is untyped here, so to mypy this is ``Any``.
+AnyUser: TypeAlias = "AbstractBaseUser | AnonymousUser | None"
 
 
 class Role(IntEnum):

@@ -35,7 +35,8 @@ def _workload_for(source: Mapping[str, Any]) -> Workload:
         workload = Workload.objects.create(name=name, level=source.get("level") or 1, origin=Origin.API,
                                            source="", dtype=source.get("dtype") or "f32",
                                            provenance="created by a step import")
-    return workload
+    found: Workload = workload
+    return found
 
 
 def verification_status_of(record: Mapping[str, Any]) -> str:
@@ -65,7 +66,7 @@ def record_verification(state: ProgramState, result: Mapping[str, Any], *, step:
                         parent: ProgramState | None = None) -> tuple[Verification, bool]:
     """Store one ``VerificationResult.to_json()`` once per key; a second store of the same key is a no-op."""
     timing = result.get("timing") or {}
-    return Verification.objects.get_or_create(
+    found: tuple[Verification, bool] = Verification.objects.get_or_create(
         state=state, parent=parent, target=result.get("target", "llvm"), seed=int(result.get("seed", 0)),
         toolchain=toolchain_of(result.get("versions") or {}),
         defaults={
@@ -80,6 +81,7 @@ def record_verification(state: ProgramState, result: Mapping[str, Any], *, step:
             "error_class": str(result.get("error_class") or "")[:80],
             "log_excerpt": str(result.get("log_excerpt") or "")[:4000],
         })
+    return found
 
 
 def _device(hardware: Mapping[str, Any]) -> str:
@@ -107,7 +109,8 @@ def import_record(record: Mapping[str, Any], report: StepImportReport, *,
             Step.objects.filter(pk=existing.pk).update(effect=effect)
             existing.effect = effect
         report.unchanged += 1
-        return existing
+        found: Step | None = existing
+        return found
     with transaction.atomic():
         workload = _workload_for(record["source"])
         parent_depth = int(record["parent"].get("depth", record["depth"] - 1))
@@ -128,7 +131,8 @@ def import_record(record: Mapping[str, Any], report: StepImportReport, *,
     report.created += 1
     if status in (VerificationStatus.FAIL, VerificationStatus.ERROR):
         report.failed_verification += 1
-    return step
+    found = step
+    return found
 
 
 def import_records(records: Iterable[Mapping[str, Any]], *,

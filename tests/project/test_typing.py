@@ -30,6 +30,8 @@ STRICT = {"strategies", "strategies.*", "leir.analysis", "leir.rewrite", "leir.b
           "dataset", "dataset.*",
           # the curation services, module by module
           "curation.services", "curation.services.audit", "curation.services.cards", "curation.services.edits",
+          "curation.services.agreement", "curation.services.reviews", "curation.services.steps",
+          "curation.services.verification", "curation.services.workloads",
           "curation.services.exports", "curation.services.generation", "curation.services.tuning",
           "curation.services.dispatch", "curation.services.display", "curation.services.export_files",
           "curation.services.export_lint", "curation.services.export_records",
