@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
         @property
         def label(self) -> str: ...
+
+        @property
+        def value(self) -> str: ...
 else:
     TextChoices = models.TextChoices
 
