@@ -99,13 +99,12 @@ def submit_review(user: AnyUser, step: Step, *, decision: str, reason: str = "",
                                 f"an {step.exactness} step needs "
                                 f"{'equal_pass' if step.exactness == 'E' else 'pass'} before approval")
         adjudicate = settle or (step.review_status == ReviewStatus.DISPUTED and has_role(user, Role.CURATOR))
-        review = Review.objects.create(step=step, reviewer=user, decision=decision,
-                                       reason=reason if decision == Decision.REJECT else "",
-                                       comment=comment, step_version=step.version, adjudication=adjudicate)
+        review: Review = Review.objects.create(
+            step=step, reviewer=user, decision=decision, reason=reason if decision == Decision.REJECT else "",
+            comment=comment, step_version=step.version, adjudication=adjudicate)
         step.assigned_to.remove(user)
         _apply_status(step, user, policy)
-    found: Review = review
-    return found
+    return review
 
 
 def undo_last_review(user: AnyUser, step: Step, policy: OverlapPolicy | None = None) -> bool:
@@ -150,20 +149,18 @@ def next_step_for(user: AnyUser, *, strategy: str | None = None) -> Step | None:
     from django.db.models import Count
 
     queue = queue_for(user, strategy=strategy)
-    mine = queue.filter(assigned_to=user).first()
+    mine: Step | None = queue.filter(assigned_to=user).first()
     if mine is not None:
-        found: Step | None = mine
-        return found
+        return mine
     skipped = Review.objects.filter(reviewer=user, decision=Decision.SKIP).values("step_id")
     fresh = queue.exclude(pk__in=skipped)
     # the fewest assignees is zero whenever an unassigned step is left: take it without counting them all
-    chosen = (fresh.filter(assigned_to__isnull=True).first()
-              or fresh.annotate(n=Count("assigned_to")).order_by("n", "id").first()
-              or queue.first())
+    chosen: Step | None = (fresh.filter(assigned_to__isnull=True).first()
+                           or fresh.annotate(n=Count("assigned_to")).order_by("n", "id").first()
+                           or queue.first())
     if chosen is not None:
         chosen.assigned_to.add(user)
-    found = chosen
-    return found
+    return chosen
 
 
 def last_review_by(user: AnyUser) -> Review | None:

@@ -30,13 +30,12 @@ class StepImportReport:
 
 def _workload_for(source: Mapping[str, Any]) -> Workload:
     name = source.get("workload") or source.get("id")
-    workload = Workload.objects.filter(name=name).first()
+    workload: Workload | None = Workload.objects.filter(name=name).first()
     if workload is None:
         workload = Workload.objects.create(name=name, level=source.get("level") or 1, origin=Origin.API,
                                            source="", dtype=source.get("dtype") or "f32",
                                            provenance="created by a step import")
-    found: Workload = workload
-    return found
+    return workload
 
 
 def verification_status_of(record: Mapping[str, Any]) -> str:
@@ -102,15 +101,14 @@ def import_record(record: Mapping[str, Any], report: StepImportReport, *,
     if not record.get("child"):
         report.without_child += 1
         return None
-    existing = Step.objects.filter(step_id=record["step_id"]).first()
+    existing: Step | None = Step.objects.filter(step_id=record["step_id"]).first()
     if existing is not None:
         effect = record.get("effect") or {}
         if effect and existing.effect != effect:  # a later pass linked a follow-up: evidence, not content
             Step.objects.filter(pk=existing.pk).update(effect=effect)
             existing.effect = effect
         report.unchanged += 1
-        found: Step | None = existing
-        return found
+        return existing
     with transaction.atomic():
         workload = _workload_for(record["source"])
         parent_depth = int(record["parent"].get("depth", record["depth"] - 1))
@@ -118,7 +116,7 @@ def import_record(record: Mapping[str, Any], report: StepImportReport, *,
         after, _ = store_state(workload, record["child"]["program"], parent=before, depth=record["depth"])
         trace = record.get("trace") or {}
         status = verification_status_of(record)
-        step = Step.objects.create(
+        step: Step = Step.objects.create(
             step_id=record["step_id"], workload=workload, before=before, after=after,
             strategy=record["strategy"], number=record["number"], level=record["level"],
             site=record.get("site") or {}, params=record.get("params") or {}, exactness=record["exactness"],
@@ -131,8 +129,7 @@ def import_record(record: Mapping[str, Any], report: StepImportReport, *,
     report.created += 1
     if status in (VerificationStatus.FAIL, VerificationStatus.ERROR):
         report.failed_verification += 1
-    found = step
-    return found
+    return step
 
 
 def import_records(records: Iterable[Mapping[str, Any]], *,

@@ -48,11 +48,10 @@ def source_state(workload: Workload) -> ProgramState | None:
 def _save(name: str, source: str, *, level: int, origin: str, dtype: str, default_shapes: dict[str, Any],
           licence: str, tags: list[str], provenance: str, user: AnyUser, translate: Callable[[], Any],
           report: ImportReport) -> Workload:
-    existing = Workload.objects.filter(name=name).first()
+    existing: Workload | None = Workload.objects.filter(name=name).first()
     if existing and existing.source == source and existing.dtype == dtype and existing.states.exists():
         report.unchanged.append(name)
-        found: Workload = existing
-        return found
+        return existing
     program = translate()
     with transaction.atomic():
         workload, created = Workload.objects.update_or_create(
@@ -67,8 +66,8 @@ def _save(name: str, source: str, *, level: int, origin: str, dtype: str, defaul
             store_state(workload, program)
         workload.save(update_fields=["translation_error"])
     (report.created if created else report.updated).append(name)
-    found = workload
-    return found
+    saved: Workload = workload
+    return saved
 
 
 def import_builtin(*, level: int | None = None, names: list[str] | None = None, dtype: str = "f32",
