@@ -9,18 +9,41 @@ queue make at 100,000+ steps: filter by strategy/level/exactness/statuses, newes
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from verifier.result import Outcome as VerifierOutcome
 
+if TYPE_CHECKING:
+    from enum import EnumMeta, StrEnum
+
+    from leir.ast import Program
+
+    class _ChoicesMeta(EnumMeta):
+        values: list[str]
+        choices: list[tuple[str, str]]
+
+    class TextChoices(StrEnum, metaclass=_ChoicesMeta):
+        """``models.TextChoices`` as mypy sees it: Django is untyped here (no django-stubs), and without
+        this the members would read as the ``(value, label)`` tuples they are written as."""
+
+        @property
+        def label(self) -> str: ...
+
+        @property
+        def value(self) -> str: ...
+else:
+    TextChoices = models.TextChoices
+
 
 def _choices_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
     return models.CheckConstraint(condition=Q(**{f"{field}__in": choices.values}), name=name)
 
 
-class Origin(models.TextChoices):
+class Origin(TextChoices):
     BUILTIN = "builtin", "built-in suite"
     UPLOAD = "upload", "uploaded file"
     API = "api", "API call"
@@ -74,28 +97,28 @@ class ProgramState(models.Model):
     def __str__(self) -> str:
         return f"{self.workload.name}@{self.program_hash[:12]}"
 
-    def as_program_json(self) -> dict:
+    def as_program_json(self) -> dict[str, Any]:
         return {"tensors": self.tensors, "leir": self.leir}
 
-    def as_program(self):
+    def as_program(self) -> Program:
         """The stored state parsed back into a ``leir.ast.Program`` (what pages, tasks and the tuner use)."""
         from leir.program import program_from_json
 
         return program_from_json(self.as_program_json())
 
 
-class Exactness(models.TextChoices):
+class Exactness(TextChoices):
     E = "E", "exact"
     N = "N", "numerically equivalent"
 
 
-class StepOrigin(models.TextChoices):
+class StepOrigin(TextChoices):
     ENGINE = "engine", "strategy engine"
     MODEL = "model", "model proposal"
     HUMAN = "human", "human edit"
 
 
-class VerificationStatus(models.TextChoices):
+class VerificationStatus(TextChoices):
     PENDING = "pending", "pending"
     QUEUED = "queued", "queued"
     EQUAL_PASS = "equal_pass", "equal pass"
@@ -104,7 +127,7 @@ class VerificationStatus(models.TextChoices):
     ERROR = "error", "error"
 
 
-class ReviewStatus(models.TextChoices):
+class ReviewStatus(TextChoices):
     UNREVIEWED = "unreviewed", "unreviewed"
     IN_REVIEW = "in_review", "in review"
     DISPUTED = "disputed", "disputed (needs a curator)"
@@ -216,13 +239,13 @@ class Verification(models.Model):
         return f"{self.state} on {self.target}: {self.outcome}"
 
 
-class Decision(models.TextChoices):
+class Decision(TextChoices):
     APPROVE = "approve", "approve"
     REJECT = "reject", "reject"
     SKIP = "skip", "skip"
 
 
-class RejectReason(models.TextChoices):
+class RejectReason(TextChoices):
     NONE = "", "—"
     WRONG_LABEL = "wrong_strategy_label", "wrong strategy label"
     NOT_GROUNDED = "trace_not_grounded", "trace not grounded"
@@ -270,7 +293,7 @@ class AuditEvent(models.Model):
         indexes = [models.Index(fields=["step", "at"], name="audit_step_idx")]
 
 
-class RunStatus(models.TextChoices):
+class RunStatus(TextChoices):
     QUEUED = "queued", "queued"
     RUNNING = "running", "running"
     DONE = "done", "done"

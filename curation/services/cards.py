@@ -35,7 +35,8 @@ def split_front_matter(text: str) -> tuple[str, str]:
 
 def render_markdown(text: str) -> str:
     """Markdown → HTML with every raw HTML tag escaped and unsafe link schemes refused."""
-    return _MD.render(text)
+    html: str = _MD.render(text)
+    return html
 
 
 def render_card(text: str) -> Card:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from curation.models import ProgramState
 
@@ -12,7 +13,7 @@ class LeirDisplay:
     canonical: str
     pretty: str
     latex: list[str]
-    tensors: list[dict]
+    tensors: list[dict[str, Any]]
 
 
 def leir_display(state: ProgramState) -> LeirDisplay:

@@ -12,7 +12,9 @@ cannot be approved until its current version verified.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F
 
@@ -36,17 +38,17 @@ class EditConflict(Exception):
 class InvalidLeir(Exception):
     """The edited LEIR does not parse or check; ``problems`` are (line, column, message) triples."""
 
-    def __init__(self, problems: list[dict]) -> None:
+    def __init__(self, problems: list[dict[str, Any]]) -> None:
         self.problems = problems
         super().__init__("; ".join(f"{p['line']}:{p['column']}: {p['message']}" for p in problems[:3]))
 
 
 @dataclass(frozen=True)
 class CheckedProgram:
-    program_json: dict
+    program_json: dict[str, Any]
 
 
-def check_leir(text: str, tensors: list[dict]) -> CheckedProgram:
+def check_leir(text: str, tensors: list[dict[str, Any]]) -> CheckedProgram:
     """Parse and check a body against the step's signature; ``InvalidLeir`` names every problem."""
     from leir.checker import check
     from leir.errors import LeirError, LeirSyntaxError
@@ -68,21 +70,22 @@ def check_leir(text: str, tensors: list[dict]) -> CheckedProgram:
     return CheckedProgram(program_to_json(program))
 
 
-def _bump(step: Step, expected_version: int, **fields) -> Step:
+def _bump(step: Step, expected_version: int, **fields: Any) -> Step:
     """Write ``fields`` and bump the version if nobody else did first; else ``EditConflict``."""
     updated = Step.objects.filter(pk=step.pk, version=expected_version).update(version=F("version") + 1,
                                                                                **fields)
     if not updated:
         raise EditConflict(Step.objects.get(pk=step.pk), expected_version)
-    return Step.objects.get(pk=step.pk)
+    fresh: Step = Step.objects.get(pk=step.pk)
+    return fresh
 
 
-def edit_trace(user, step: Step, *, expected_version: int, trace_text: str) -> Step:
+def edit_trace(user: AbstractBaseUser, step: Step, *, expected_version: int, trace_text: str) -> Step:
     """Replace the step's trace text (reviewers and up)."""
     require(user, Role.REVIEWER, "editing a trace")
     with transaction.atomic():
         old = step.trace_text
-        fields = {"trace_text": trace_text}
+        fields: dict[str, Any] = {"trace_text": trace_text}
         if step.origin == StepOrigin.ENGINE:
             fields["origin"] = StepOrigin.HUMAN
         fresh = _bump(step, expected_version, **fields)
@@ -90,7 +93,7 @@ def edit_trace(user, step: Step, *, expected_version: int, trace_text: str) -> S
     return fresh
 
 
-def edit_after_leir(user, step: Step, *, expected_version: int, leir_text: str) -> Step:
+def edit_after_leir(user: AbstractBaseUser, step: Step, *, expected_version: int, leir_text: str) -> Step:
     """Replace the transformed LEIR: checked now, re-verification queued, approval reset until it passes.
 
     The verification uses seed 0: the new after-state is usually unverified, and an edit back to a state
@@ -118,7 +121,7 @@ def edit_after_leir(user, step: Step, *, expected_version: int, leir_text: str) 
     return fresh
 
 
-def discard_draft(user, step: Step, *, field: str, draft: str) -> None:
+def discard_draft(user: AbstractBaseUser, step: Step, *, field: str, draft: str) -> None:
     """Keep a reviewer's refused draft in the audit trail when they choose the other version in a conflict.
 
     Nothing a reviewer typed is lost: the draft stays readable in the step's history panel.

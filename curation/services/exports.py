@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -307,7 +308,7 @@ def dataset_card(
 
 
 def create_export(
-    user,
+    user: AbstractBaseUser,
     *,
     name: str,
     filters: Mapping[str, Any] | None = None,
@@ -324,7 +325,7 @@ def create_export(
     _fractions(split_policy or {})
     if not select_steps(filters or {}).exists():
         raise ExportRefused(f"nothing to export: {why_empty(filters or {})}")
-    export = Export.objects.create(
+    export: Export = Export.objects.create(
         name=name,
         filters=dict(filters or {}),
         split_policy=dict(split_policy or {}),
@@ -348,7 +349,8 @@ def run_export(export_pk: int, *, progress: Callable[[float], None] | None = Non
             status=RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}"
         )
         raise
-    return Export.objects.get(pk=export.pk)
+    done: Export = Export.objects.get(pk=export.pk)
+    return done
 
 
 def _set_progress(export: Export, value: float, progress: Callable[[float], None] | None) -> None:
@@ -365,7 +367,7 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
     from verifier.tokens import PrefixTokenCounter
 
     fractions = _fractions(export.split_policy)
-    records = collect_records(select_steps(export.filters))
+    records: list[Mapping[str, Any]] = list(collect_records(select_steps(export.filters)))
     _set_progress(export, 0.3, progress)
     filtering = None
     policy_name = export.filters.get("policy")

@@ -16,12 +16,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
 from curation.models import Step, Workload
 from curation.services.steps import StepImportReport, import_step_file
 from curation.services.workloads import source_state
+
+if TYPE_CHECKING:
+    from dataset.generation import VerifyFn
+    from leir.ast import Program
 
 
 class NothingToGenerate(ValueError):
@@ -58,7 +63,8 @@ def is_ingested(workload: Workload, depth: int, seed: int) -> bool:
     if not import_marker(path).exists() or not path.exists():
         return False
     ids = _step_ids(path)
-    return Step.objects.filter(step_id__in=ids).count() == len(set(ids))
+    stored: int = Step.objects.filter(step_id__in=ids).count()
+    return stored == len(set(ids))
 
 
 def incomplete_workloads(depth: int, seed: int = 0) -> list[Workload]:
@@ -67,10 +73,10 @@ def incomplete_workloads(depth: int, seed: int = 0) -> list[Workload]:
     return [w for w in candidates if not is_ingested(w, depth, seed)]
 
 
-def _verify_fn(target: str, *, special_values: bool = False):
+def _verify_fn(target: str, *, special_values: bool = False) -> VerifyFn:
     from verifier.verify import verify
 
-    def verify_step(after, before):
+    def verify_step(after: Program, before: Program) -> dict[str, Any]:
         return verify(after, parent=before, reference="parent", target=target,
                       special_values=special_values).to_json()
 

@@ -7,6 +7,7 @@ migration 0003) and falls back to a case-insensitive substring match on SQLite.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from django.db import connection
 from django.db.models import QuerySet
@@ -40,7 +41,7 @@ def filter_steps(params: Mapping[str, str], steps: QuerySet[Step] | None = None)
     for key, field in STEP_FILTERS.items():
         value = params.get(key)
         if value:
-            values: list = [v for v in str(value).split(",") if v]
+            values: list[Any] = [v for v in str(value).split(",") if v]
             if key in INTEGER_FILTERS:
                 try:
                     values = [int(v) for v in values]

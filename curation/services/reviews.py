@@ -18,7 +18,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from curation.models import Decision, RejectReason, Review, ReviewStatus, Step, VerificationStatus
 from curation.services.audit import record_change
-from curation.services.roles import Role, has_role, require
+from curation.services.roles import AnyUser, Role, has_role, require
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,8 @@ class ReviewRefused(Exception):
 
 def verified_for_approval(step: Step) -> bool:
     if step.exactness == "E":
-        return step.verification_status == VerificationStatus.EQUAL_PASS
+        found: bool = step.verification_status == VerificationStatus.EQUAL_PASS
+        return found
     return step.verification_status in (VerificationStatus.PASS, VerificationStatus.EQUAL_PASS)
 
 
@@ -60,7 +61,7 @@ def _settle(step: Step, policy: OverlapPolicy) -> str:
     return ReviewStatus.APPROVED if decisions == {Decision.APPROVE} else ReviewStatus.REJECTED
 
 
-def _apply_status(step: Step, user, policy: OverlapPolicy) -> Step:
+def _apply_status(step: Step, user: AnyUser, policy: OverlapPolicy) -> Step:
     status = _settle(step, policy)
     if status != step.review_status:
         old = step.review_status
@@ -70,7 +71,7 @@ def _apply_status(step: Step, user, policy: OverlapPolicy) -> Step:
     return step
 
 
-def submit_review(user, step: Step, *, decision: str, reason: str = "", comment: str = "",
+def submit_review(user: AnyUser, step: Step, *, decision: str, reason: str = "", comment: str = "",
                   step_version: int | None = None, policy: OverlapPolicy | None = None,
                   settle: bool = False) -> Review:
     """Record one decision; a curator's decision on a disputed step, or one made with ``settle``,
@@ -98,15 +99,15 @@ def submit_review(user, step: Step, *, decision: str, reason: str = "", comment:
                                 f"an {step.exactness} step needs "
                                 f"{'equal_pass' if step.exactness == 'E' else 'pass'} before approval")
         adjudicate = settle or (step.review_status == ReviewStatus.DISPUTED and has_role(user, Role.CURATOR))
-        review = Review.objects.create(step=step, reviewer=user, decision=decision,
-                                       reason=reason if decision == Decision.REJECT else "",
-                                       comment=comment, step_version=step.version, adjudication=adjudicate)
+        review: Review = Review.objects.create(
+            step=step, reviewer=user, decision=decision, reason=reason if decision == Decision.REJECT else "",
+            comment=comment, step_version=step.version, adjudication=adjudicate)
         step.assigned_to.remove(user)
         _apply_status(step, user, policy)
     return review
 
 
-def undo_last_review(user, step: Step, policy: OverlapPolicy | None = None) -> bool:
+def undo_last_review(user: AnyUser, step: Step, policy: OverlapPolicy | None = None) -> bool:
     """Take back the user's latest review of this step; ``False`` when there is none."""
     policy = policy or current_policy()
     require(user, Role.REVIEWER, "undoing a review")
@@ -121,7 +122,7 @@ def undo_last_review(user, step: Step, policy: OverlapPolicy | None = None) -> b
     return True
 
 
-def queue_for(user, *, strategy: str | None = None) -> QuerySet[Step]:
+def queue_for(user: AnyUser, *, strategy: str | None = None) -> QuerySet[Step]:
     """Steps this reviewer should see: verified, not settled, not yet decided by them on this version.
 
     Disputed steps are in a curator's queue only.
@@ -140,7 +141,7 @@ def queue_for(user, *, strategy: str | None = None) -> QuerySet[Step]:
     return steps.exclude(Exists(decided)).order_by("id")
 
 
-def next_step_for(user, *, strategy: str | None = None) -> Step | None:
+def next_step_for(user: AnyUser, *, strategy: str | None = None) -> Step | None:
     """The next step for this reviewer, assigned to them so two reviewers spread over the queue.
 
     Steps already assigned to this reviewer come first; then steps with the fewest assignees.
@@ -148,25 +149,27 @@ def next_step_for(user, *, strategy: str | None = None) -> Step | None:
     from django.db.models import Count
 
     queue = queue_for(user, strategy=strategy)
-    mine = queue.filter(assigned_to=user).first()
+    mine: Step | None = queue.filter(assigned_to=user).first()
     if mine is not None:
         return mine
     skipped = Review.objects.filter(reviewer=user, decision=Decision.SKIP).values("step_id")
     fresh = queue.exclude(pk__in=skipped)
     # the fewest assignees is zero whenever an unassigned step is left: take it without counting them all
-    chosen = (fresh.filter(assigned_to__isnull=True).first()
-              or fresh.annotate(n=Count("assigned_to")).order_by("n", "id").first()
-              or queue.first())
+    chosen: Step | None = (fresh.filter(assigned_to__isnull=True).first()
+                           or fresh.annotate(n=Count("assigned_to")).order_by("n", "id").first()
+                           or queue.first())
     if chosen is not None:
         chosen.assigned_to.add(user)
     return chosen
 
 
-def last_review_by(user) -> Review | None:
+def last_review_by(user: AnyUser) -> Review | None:
     """The user's most recent review of any step (what an "undo" button takes back)."""
     if not getattr(user, "is_authenticated", False):
         return None
-    return Review.objects.filter(reviewer=user).select_related("step").order_by("-created_at", "-id").first()
+    found: Review | None = (Review.objects.filter(reviewer=user).select_related("step")
+                            .order_by("-created_at", "-id").first())
+    return found
 
 
 

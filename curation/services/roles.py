@@ -7,8 +7,12 @@ rule lives in one place. Superusers hold every role.
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import TypeAlias
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
+
+#: Whoever asks (signed in or not); Django is untyped here, so to mypy this is ``Any``.
+AnyUser: TypeAlias = "AbstractBaseUser | AnonymousUser | None"
 
 
 class Role(IntEnum):
@@ -38,17 +42,17 @@ def role_of(user: AbstractBaseUser | AnonymousUser | None) -> Role:
     return max(held, default=Role.NONE)
 
 
-def has_role(user, role: Role) -> bool:
+def has_role(user: AbstractBaseUser | AnonymousUser | None, role: Role) -> bool:
     return role_of(user) >= role
 
 
-def require(user, role: Role, action: str) -> None:
+def require(user: AbstractBaseUser | AnonymousUser | None, role: Role, action: str) -> None:
     """Raise ``PermissionDenied`` unless the user holds ``role`` (or higher)."""
     if not has_role(user, role):
         raise PermissionDenied(f"{action} needs the {role.label} role; you have {role_of(user).label}")
 
 
-def grant(user, role: Role) -> None:
+def grant(user: AbstractBaseUser, role: Role) -> None:
     """Give the user exactly ``role`` (replacing any other role group)."""
     groups = Group.objects.filter(name__in=[r.label for r in Role if r is not Role.NONE])
     user.groups.remove(*groups)

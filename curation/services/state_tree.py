@@ -79,13 +79,13 @@ def state_tree(workload: Workload, root: ProgramState | None = None, *, max_chil
     speedups = {pk: (parent, source) for pk, parent, source in
                 Verification.objects.filter(step__workload=workload).order_by().values_list("step_id")
                 .annotate(parent=Max("speedup_vs_parent"), source=Max("speedup_vs_source"))}
-    children: dict[int, list[tuple]] = defaultdict(list)
+    children: dict[int, list[tuple[Any, ...]]] = defaultdict(list)
     count = 0
     for edge in edges:  # tuples: a workload can hold tens of thousands of steps; only shown ones become dicts
         children[edge[5]].append(edge)
         count += 1
 
-    def as_row(edge: tuple, depth: int) -> TreeRow:
+    def as_row(edge: tuple[Any, ...], depth: int) -> TreeRow:
         step = dict(zip(fields, edge, strict=True))
         step["speedup_vs_parent"], step["speedup_vs_source"] = speedups.get(step["pk"], (None, None))
         return TreeRow(step, step["after_id"], "", depth)

@@ -57,7 +57,7 @@ class UncountedPage:
     """
 
     number: int
-    object_list: list
+    object_list: list[Any]
     has_next: bool
     paginator: None = None
 

@@ -30,7 +30,7 @@ class StepImportReport:
 
 def _workload_for(source: Mapping[str, Any]) -> Workload:
     name = source.get("workload") or source.get("id")
-    workload = Workload.objects.filter(name=name).first()
+    workload: Workload | None = Workload.objects.filter(name=name).first()
     if workload is None:
         workload = Workload.objects.create(name=name, level=source.get("level") or 1, origin=Origin.API,
                                            source="", dtype=source.get("dtype") or "f32",
@@ -65,7 +65,7 @@ def record_verification(state: ProgramState, result: Mapping[str, Any], *, step:
                         parent: ProgramState | None = None) -> tuple[Verification, bool]:
     """Store one ``VerificationResult.to_json()`` once per key; a second store of the same key is a no-op."""
     timing = result.get("timing") or {}
-    return Verification.objects.get_or_create(
+    found: tuple[Verification, bool] = Verification.objects.get_or_create(
         state=state, parent=parent, target=result.get("target", "llvm"), seed=int(result.get("seed", 0)),
         toolchain=toolchain_of(result.get("versions") or {}),
         defaults={
@@ -80,6 +80,7 @@ def record_verification(state: ProgramState, result: Mapping[str, Any], *, step:
             "error_class": str(result.get("error_class") or "")[:80],
             "log_excerpt": str(result.get("log_excerpt") or "")[:4000],
         })
+    return found
 
 
 def _device(hardware: Mapping[str, Any]) -> str:
@@ -100,7 +101,7 @@ def import_record(record: Mapping[str, Any], report: StepImportReport, *,
     if not record.get("child"):
         report.without_child += 1
         return None
-    existing = Step.objects.filter(step_id=record["step_id"]).first()
+    existing: Step | None = Step.objects.filter(step_id=record["step_id"]).first()
     if existing is not None:
         effect = record.get("effect") or {}
         if effect and existing.effect != effect:  # a later pass linked a follow-up: evidence, not content
@@ -115,7 +116,7 @@ def import_record(record: Mapping[str, Any], report: StepImportReport, *,
         after, _ = store_state(workload, record["child"]["program"], parent=before, depth=record["depth"])
         trace = record.get("trace") or {}
         status = verification_status_of(record)
-        step = Step.objects.create(
+        step: Step = Step.objects.create(
             step_id=record["step_id"], workload=workload, before=before, after=after,
             strategy=record["strategy"], number=record["number"], level=record["level"],
             site=record.get("site") or {}, params=record.get("params") or {}, exactness=record["exactness"],

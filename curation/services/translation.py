@@ -45,6 +45,7 @@ def translate_source(source: str, *, name: str = "upload", dtype: str = "f32",
     result = run_isolated(_translate_in_sandbox, source, filename, dtype, dict(sets or {}),
                           timeout=TRANSLATE_TIMEOUT_S, memory_limit_mb=TRANSLATE_MEMORY_MB)
     if result.ok:
-        return result.value
+        program: dict[str, Any] = result.value
+        return program
     reason = result.error or result.status.value
     return TranslationFailure(f"{result.status.value}: {reason}")

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
 from curation.models import ProgramState, RunStatus, Trajectory, Workload
@@ -27,6 +28,10 @@ from curation.services.roles import Role, require
 from curation.services.steps import import_step_file
 from curation.services.workloads import source_state
 from verifier.targets import TARGET_LABELS, TUNING_TARGET
+
+if TYPE_CHECKING:
+    from tuner.policies.base import Policy
+    from tuner.search.base import Search
 
 #: The policies a stored run may use, with what each needs.
 POLICIES: dict[str, str] = {"rule": "rule (cost-model ranking)",
@@ -61,7 +66,7 @@ def run_path(trajectory: Trajectory) -> Path:
 
 def create_trajectory(workload: Workload, *, algorithm: str = "beam", policy: str = "rule",
                       budget: dict[str, Any] | None = None, seed: int = 0, target: str = TUNING_TARGET,
-                      user=None) -> Trajectory:
+                      user: AbstractBaseUser | None = None) -> Trajectory:
     budget = check_budget({"verifications": 40} if budget is None else budget)
     algorithms = algorithm_names()
     if algorithm not in algorithms:
@@ -73,14 +78,15 @@ def create_trajectory(workload: Workload, *, algorithm: str = "beam", policy: st
                          "(and STEPTP_LLM_KEY) for the web app and the workers")
     if target not in TARGET_LABELS:
         raise ValueError(f"unknown target {target!r}; known: {', '.join(TARGET_LABELS)}")
-    return Trajectory.objects.create(workload=workload, algorithm=algorithm, policy=policy,
-                                     budget=budget, seed=seed, target=target,
-                                     created_by=user)
+    trajectory: Trajectory = Trajectory.objects.create(workload=workload, algorithm=algorithm, policy=policy,
+                                                       budget=budget, seed=seed, target=target,
+                                                       created_by=user)
+    return trajectory
 
 
-def start_trajectory(user, *, workload: Workload, algorithm: str = "beam", policy: str = "rule",
-                     budget: dict[str, Any] | None = None, seed: int = 0, target: str = TUNING_TARGET,
-                     enqueue: bool = True) -> Trajectory:
+def start_trajectory(user: AbstractBaseUser, *, workload: Workload, algorithm: str = "beam",
+                     policy: str = "rule", budget: dict[str, Any] | None = None, seed: int = 0,
+                     target: str = TUNING_TARGET, enqueue: bool = True) -> Trajectory:
     """A curator's run request (web page, API): checked and stored here, run on the ``tune`` queue."""
     require(user, Role.CURATOR, "starting a tuner run")
     if source_state(workload) is None:
@@ -118,7 +124,7 @@ def check_budget(budget: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _policy(trajectory: Trajectory):
+def _policy(trajectory: Trajectory) -> Policy:
     from tuner.policies import LLMPolicy, RulePolicy
 
     if trajectory.policy == "llm":
@@ -131,14 +137,14 @@ def _policy(trajectory: Trajectory):
     return RulePolicy(seed=trajectory.seed, measured={})
 
 
-def explored_tree(search) -> list[dict[str, Any]]:
+def explored_tree(search: Search) -> list[dict[str, Any]]:
     """Every state the run reached: hash, parent hash, depth, speedup, and the step that reached it."""
     return [{"hash": n.hash, "parent": n.parent.hash if n.parent else None, "depth": n.depth,
              "speedup": n.speedup, "step_id": n.record["step_id"] if n.record else None,
              "label": n.label()} for n in search.seen.values()]
 
 
-def series_point(search) -> dict[str, Any]:
+def series_point(search: Search) -> dict[str, Any]:
     """Where the run stands: verifications used, seconds, best speedup so far."""
     return {"verifications": search.usage.verifications, "seconds": round(search.usage.seconds(), 3),
             "best_speedup": search.best.speedup}
@@ -151,7 +157,7 @@ class LiveProgress:
         self.pk = trajectory_pk
         self.series: list[dict[str, Any]] = [{"verifications": 0, "seconds": 0.0, "best_speedup": 1.0}]
 
-    def __call__(self, search) -> None:
+    def __call__(self, search: Search) -> None:
         point = series_point(search)
         if point["verifications"] > self.series[-1]["verifications"]:
             self.series.append(point)
@@ -162,7 +168,7 @@ class LiveProgress:
 def tree_of(explored: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The flat explored list as nested nodes (``children``), roots first; siblings fastest first."""
     nodes = {entry["hash"]: {**entry, "children": []} for entry in explored}
-    roots = []
+    roots: list[dict[str, Any]] = []
     for node in nodes.values():
         parent = nodes.get(node["parent"]) if node["parent"] else None
         (parent["children"] if parent else roots).append(node)
@@ -190,7 +196,7 @@ def run_trajectory(trajectory_pk: int, *, options: dict[str, Any] | None = None,
     from tuner.run import tune, write_run
     from tuner.search import Budget
 
-    trajectory = Trajectory.objects.select_related("workload").get(pk=trajectory_pk)
+    trajectory: Trajectory = Trajectory.objects.select_related("workload").get(pk=trajectory_pk)
     workload = trajectory.workload
     live = LiveProgress(trajectory.pk)
     trajectory.status, trajectory.error, trajectory.series = RunStatus.RUNNING, "", live.series
@@ -218,7 +224,8 @@ def run_trajectory(trajectory_pk: int, *, options: dict[str, Any] | None = None,
         trajectory.finished_at = timezone.now()
         trajectory.save(update_fields=["status", "error", "finished_at"])
         return trajectory
-    trajectory.steps = [n.record["step_id"] for n in search.best_path()[1:]]
+    # every node after the root was reached by a step, so it carries that step's record
+    trajectory.steps = [n.record["step_id"] for n in search.best_path()[1:]]  # type: ignore[index]
     trajectory.explored = explored_tree(search)
     final = series_point(search)
     if final["verifications"] > live.series[-1]["verifications"]:

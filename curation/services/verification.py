@@ -13,7 +13,7 @@ from django.db import transaction
 from curation.models import Step, Verification, VerificationStatus
 from curation.services import dispatch
 from curation.services.audit import record_change
-from curation.services.roles import Role, require
+from curation.services.roles import AnyUser, Role, require
 from curation.services.steps import record_verification, toolchain_of
 
 #: The targets a step can be verified on (each served by its own queue, ``dispatch.queue_for_target``).
@@ -38,8 +38,10 @@ def status_for(step: Step, outcome: str) -> str:
 def existing_verification(step: Step, target: str, seed: int) -> Verification | None:
     from verifier.cache import toolchain_versions
 
-    return Verification.objects.filter(state=step.after, parent=step.before, target=target, seed=seed,
-                                       toolchain=toolchain_of(toolchain_versions())).first()
+    found: Verification | None = Verification.objects.filter(
+        state=step.after, parent=step.before, target=target, seed=seed,
+        toolchain=toolchain_of(toolchain_versions())).first()
+    return found
 
 
 def verify_step(step_pk: int, *, target: str = "llvm", seed: int = 0) -> Verification:
@@ -62,8 +64,9 @@ def verify_step(step_pk: int, *, target: str = "llvm", seed: int = 0) -> Verific
 
 def latest_verification(step: Step) -> Verification | None:
     """The newest stored verification of the step's current after-state against its before-state."""
-    return (Verification.objects.filter(state=step.after_id, parent=step.before_id)
-            .order_by("-created_at", "-id").first())
+    found: Verification | None = (Verification.objects.filter(state=step.after_id, parent=step.before_id)
+                                  .order_by("-created_at", "-id").first())
+    return found
 
 
 def next_seed(step: Step, target: str) -> int:
@@ -83,7 +86,7 @@ def next_seed(step: Step, target: str) -> int:
     return 0 if highest is None else highest + 1
 
 
-def request_verification(user, step: Step, *, target: str = "llvm") -> Step:
+def request_verification(user: AnyUser, step: Step, *, target: str = "llvm") -> Step:
     """A reviewer asks for (re-)verification: the status becomes ``queued`` and the task is sent on commit.
 
     The one way a person asks for it, whichever door they use (the step page's re-run button, ``POST

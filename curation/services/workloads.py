@@ -14,7 +14,7 @@ from typing import Any
 from django.db import transaction
 
 from curation.models import Origin, ProgramState, Workload
-from curation.services.roles import Role, require
+from curation.services.roles import AnyUser, Role, require
 from curation.services.translation import TranslationFailure, translate_source
 
 
@@ -32,21 +32,23 @@ def store_state(workload: Workload, program_json: dict[str, Any], *, parent: Pro
     from leir.program import program_from_json, program_hash
 
     digest = program_hash(program_from_json(program_json))
-    return ProgramState.objects.get_or_create(
+    found: tuple[ProgramState, bool] = ProgramState.objects.get_or_create(
         workload=workload, program_hash=digest,
         defaults={"tensors": program_json["tensors"], "leir": program_json["leir"], "parent": parent,
                   "depth": depth})
+    return found
 
 
 def source_state(workload: Workload) -> ProgramState | None:
     """The workload's depth-0 state (the translation of its source), if it translated."""
-    return workload.states.filter(depth=0).order_by("id").first()
+    found: ProgramState | None = workload.states.filter(depth=0).order_by("id").first()
+    return found
 
 
-def _save(name: str, source: str, *, level: int, origin: str, dtype: str, default_shapes: dict,
-          licence: str, tags: list, provenance: str, user, translate: Callable[[], Any],
+def _save(name: str, source: str, *, level: int, origin: str, dtype: str, default_shapes: dict[str, Any],
+          licence: str, tags: list[str], provenance: str, user: AnyUser, translate: Callable[[], Any],
           report: ImportReport) -> Workload:
-    existing = Workload.objects.filter(name=name).first()
+    existing: Workload | None = Workload.objects.filter(name=name).first()
     if existing and existing.source == source and existing.dtype == dtype and existing.states.exists():
         report.unchanged.append(name)
         return existing
@@ -64,7 +66,8 @@ def _save(name: str, source: str, *, level: int, origin: str, dtype: str, defaul
             store_state(workload, program)
         workload.save(update_fields=["translation_error"])
     (report.created if created else report.updated).append(name)
-    return workload
+    saved: Workload = workload
+    return saved
 
 
 def import_builtin(*, level: int | None = None, names: list[str] | None = None, dtype: str = "f32",
@@ -72,14 +75,14 @@ def import_builtin(*, level: int | None = None, names: list[str] | None = None, 
     """Import the built-in suite (trusted code, translated in-process for speed)."""
     from frontend import translate_file
     from leir.program import program_to_json
-    from workloads.registry import list_workloads
+    from workloads.registry import WorkloadInfo, list_workloads
 
     report = ImportReport()
     for info in list_workloads(level):
         if names and info.id not in names and info.name not in names:
             continue
 
-        def translate(info=info):
+        def translate(info: WorkloadInfo = info) -> dict[str, Any] | TranslationFailure:
             try:
                 # as the generator translates them: dead blocks kept, their removal is a step
                 return program_to_json(translate_file(info.path, dtype=dtype, keep_dead_blocks=True).program)
@@ -94,7 +97,7 @@ def import_builtin(*, level: int | None = None, names: list[str] | None = None, 
     return report
 
 
-def upload_workload(user, *, name: str, source: str, level: int = 1, dtype: str = "f32",
+def upload_workload(user: AnyUser, *, name: str, source: str, level: int = 1, dtype: str = "f32",
                     origin: str = Origin.UPLOAD, sets: dict[str, Any] | None = None,
                     licence: str = "", provenance: str = "") -> tuple[Workload, ImportReport]:
     """A curator's uploaded source: translated only inside the sandbox (it is untrusted code)."""
