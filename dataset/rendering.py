@@ -210,6 +210,11 @@ def _answered(usable: Sequence[Mapping[str, Any]], seed: int) -> list[Mapping[st
     return [r for r in usable if id(r) in best or id(r) in plain]
 
 
+def answered_records(records: Sequence[Mapping[str, Any]], seed: int = 0) -> list[Mapping[str, Any]]:
+    """The records single-answer ``render_texts`` answers, in its order (one per text it yields)."""
+    return _answered([r for r in records if renderable(r)], seed)
+
+
 def render_texts(records: Sequence[Mapping[str, Any]], *, multi_answer: int = 1,
                  seed: int = 0) -> Iterator[tuple[str, str]]:
     """The (prompt, answer) texts of the rows ``render`` makes, in the same order.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import operator
+import os
 import re
 import sysconfig
 import traceback
@@ -365,5 +366,9 @@ def node_location(node: fx.Node, prefer: str | None = None) -> str | None:
 
 def _is_library(path: str) -> bool:
     """Frames inside torch itself or this frontend are never the user's line."""
-    return ("/torch/" in path or "/frontend/" in path or path.startswith("<")
+    return ("/torch/" in path or path.startswith(_FRONTEND_DIR) or path.startswith("<")
             or path.startswith(_STDLIB))
+
+
+#: This package's own folder (not any folder named ``frontend``: the tests live in ``tests/frontend/``).
+_FRONTEND_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")

@@ -362,7 +362,7 @@ def _set_progress(export: Export, value: float, progress: Callable[[float], None
 def _write_export(export: Export, progress: Callable[[float], None] | None) -> None:
     from dataset.filtering import apply_policy, get_policy
     from dataset.records import strategy_counts
-    from dataset.rendering import render_texts, row
+    from dataset.rendering import answered_records, render_texts, row
     from verifier.cache import toolchain_versions
     from verifier.tokens import PrefixTokenCounter
 
@@ -394,6 +394,8 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
     for split, split_records in by_split.items():
         # rendered once per split; every format (and the lint) is a view of the same texts
         texts = list(render_texts(split_records))
+        # the records the rows answer (a state with effects answers its best-ranked step only)
+        answered = answered_records(split_records)
         escaped = escape_texts(texts)
         splits[split] = len(texts)
         write_step_rows(directory / "steps" / f"{split}.jsonl", split_records)
@@ -405,9 +407,9 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
                 folder = config.replace("-", "_")
                 write_parquet(directory / "data" / folder / f"{split}-00000-of-00001.parquet", rows, config)
             if config == "messages":
-                pairs += zip(split_records, rows, strict=True)
+                pairs += zip(answered, rows, strict=True)
         if "messages" not in configs:
-            pairs += zip(split_records, (row(p, a, "messages") for p, a in texts), strict=True)
+            pairs += zip(answered, (row(p, a, "messages") for p, a in texts), strict=True)
     _set_progress(export, 0.8, progress)
     lint = lint_rows(
         pairs,

@@ -86,10 +86,11 @@ def test_each_kind_of_work_goes_on_its_queue_naming_a_task_the_worker_has(
 
     workload = builtin()
     step = engine_step(workload)
+    engine_step(workload, site=1)  # verified: what the export selects
     cat = user("cat", Role.CURATOR)
     with django_capture_on_commit_callbacks(execute=True):
         verification.request_verification(cat, step, target="cuda")
-        export = exports.create_export(cat, name="queued")
+        export = exports.create_export(cat, name="queued", filters={"all_verified": True})
         trajectory = tuning.start_trajectory(cat, workload=workload, budget={"verifications": 2})
         dispatch.queue_generation(workload.pk, depth=2, seed=3)
     queued = {queue: take_queued(broker, queue) for queue in QUEUES}
@@ -122,8 +123,9 @@ def test_the_commands_queue_through_the_services(broker, django_capture_on_commi
 @pytest.mark.django_db(transaction=True)
 def test_work_asked_for_in_a_transaction_that_rolls_back_is_not_sent(broker):
     cat = user("cat", Role.CURATOR)
+    engine_step(builtin())  # a verified step, so the export itself is not refused
     with pytest.raises(RuntimeError), transaction.atomic():
-        exports.create_export(cat, name="never")
+        exports.create_export(cat, name="never", filters={"all_verified": True})
         raise RuntimeError("the request failed after asking")
     assert not Export.objects.exists() and take_queued(broker, "export") == []
 
