@@ -45,16 +45,9 @@ def import_marker(path: Path) -> Path:
 
 def _step_ids(path: Path) -> list[str]:
     """The step ids of the records in ``path`` that have an after-state (what the import stores)."""
-    import json
+    from dataset.records import load_records
 
-    ids = []
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            if line.strip():
-                record = json.loads(line)
-                if record.get("child"):
-                    ids.append(record["step_id"])
-    return ids
+    return [record["step_id"] for record in load_records(path, validate=False) if record.get("child")]
 
 
 def is_ingested(workload: Workload, depth: int, seed: int) -> bool:
