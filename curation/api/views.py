@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.http import FileResponse, Http404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied as DRFPermissionDenied
@@ -60,7 +60,9 @@ class WorkloadViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
             return S.WorkloadUploadSerializer
         return S.WorkloadDetailSerializer if self.action in ("retrieve", "generate") else S.WorkloadSerializer
 
-    @extend_schema(request=S.WorkloadUploadSerializer, responses={202: S.WorkloadDetailSerializer})
+    @extend_schema(request=S.WorkloadUploadSerializer, responses={
+        202: OpenApiResponse(S.WorkloadDetailSerializer, description="queued; poll the Location"),
+        400: OpenApiResponse(description="refused at once: a taken name, not Python, no class Model")})
     def create(self, request):
         from curation.services import uploads
 
@@ -76,7 +78,9 @@ class WorkloadViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
         return Response(S.WorkloadDetailSerializer(workload).data, status=status.HTTP_202_ACCEPTED,
                         headers={"Location": location})
 
-    @extend_schema(request=None, responses={202: S.WorkloadDetailSerializer})
+    @extend_schema(request=None, responses={
+        202: OpenApiResponse(S.WorkloadDetailSerializer, description="generation queued"),
+        400: OpenApiResponse(description="no source state yet, or generation already queued or running")})
     @action(detail=True, methods=["post"])
     def generate(self, request, pk=None):
         """Queue depth-1 generation (202); ``generation_status`` on the workload shows how it goes."""

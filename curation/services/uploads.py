@@ -1,6 +1,6 @@
 """A curator's uploaded source: checked at once, stored as ``queued``, translated later on a worker.
 
-Translation runs the user's module in the sandbox and takes seconds (7–17 s measured), so the request
+Translation runs the user's module in a fresh sandbox process and takes seconds, so the request
 only does what is instant and safe — the role, a free name, a size limit and a parse of the text (``ast``
 runs nothing) — and answers; the ``generate`` queue's worker translates it (``translate_upload``) and
 records the outcome on the workload: ``translated`` with its source state, or ``failed`` with one short

@@ -130,7 +130,7 @@ def test_generate_steps_is_offered_to_curators_on_a_translated_workload(client, 
     html = response.content.decode()
     assert response.redirect_chain == [(page, 302)] and f"Generation for {workload.name} is queued." in html
     assert ">queued</strong>" in html and ">Generate steps</button>" not in html
-    assert f'?shown=translated.queued" hx-trigger="every 1s"' in html
+    assert '?shown=translated.queued" hx-trigger="every 1s"' in html
     workload.refresh_from_db()
     assert workload.generation_status == GenerationStatus.QUEUED
     assert take_queued(broker, "generate") == [(dispatch.GENERATE_STEPS, [workload.pk, 1, 0, 12])]
