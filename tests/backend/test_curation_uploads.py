@@ -210,3 +210,16 @@ def test_the_api_queues_generation_with_202_or_says_why_not(cato, broker, django
         (dispatch.GENERATE_STEPS, [workload.pk, 1, 0, generation.REQUEST_MAX_STEPS_PER_STATE])]
     assert api.post(f"/api/workloads/{workload.pk}/generate/").status_code == 400  # already queued
     assert _api(user("vic", Role.VIEWER)).post(f"/api/workloads/{workload.pk}/generate/").status_code == 403
+
+
+def test_pending_uploads_and_generations_are_the_generate_queues_backlog(cato):
+    from curation.services import workers
+
+    Workload.objects.create(name="mine/a", source=GOOD, translation_status="queued")
+    Workload.objects.create(name="mine/b", source=GOOD, translation_status="translating")
+    Workload.objects.create(name="mine/c", source=GOOD, generation_status="running")
+    Workload.objects.create(name="mine/d", source=GOOD, generation_status="done")
+    Workload.objects.create(name="mine/e", source=GOOD, translation_status="failed", translation_error="no")
+    assert workers.backlog()["generate"] == 3
+    (generate,) = [q for q in workers.queue_states() if q.name == "generate"]
+    assert generate.stalled  # no live worker serves it: /healthz says so
