@@ -49,6 +49,25 @@ class Origin(TextChoices):
     API = "api", "API call"
 
 
+class TranslationStatus(TextChoices):
+    """Where a workload's source is on the way to its LEIR source state (uploads translate on a queue)."""
+
+    QUEUED = "queued", "queued"
+    TRANSLATING = "translating", "translating"
+    TRANSLATED = "translated", "translated"
+    FAILED = "failed", "failed"
+
+
+class GenerationStatus(TextChoices):
+    """The last generation asked for from the workload page or the API ("" when none was)."""
+
+    NONE = "", "not asked for"
+    QUEUED = "queued", "queued"
+    RUNNING = "running", "running"
+    DONE = "done", "done"
+    FAILED = "failed", "failed"
+
+
 class Workload(models.Model):
     """A source program (a PyTorch module file in KernelBench convention) and its provenance."""
 
@@ -62,16 +81,32 @@ class Workload(models.Model):
     licence = models.CharField(max_length=100, blank=True)
     tags = models.JSONField(default=list, blank=True)
     translation_error = models.TextField(blank=True, help_text="why the source did not translate, if not")
+    translation_status = models.CharField(max_length=16, choices=TranslationStatus.choices,
+                                          default=TranslationStatus.TRANSLATED)
+    generation_status = models.CharField(max_length=16, choices=GenerationStatus.choices, blank=True,
+                                         default=GenerationStatus.NONE)
+    #: One line: how many steps the last generation stored, or why it failed.
+    generation_message = models.CharField(max_length=300, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["level", "name"]
-        constraints = [_choices_check("origin", Origin, "workload_origin_valid")]
+        constraints = [_choices_check("origin", Origin, "workload_origin_valid"),
+                       _choices_check("translation_status", TranslationStatus, "workload_translation_valid"),
+                       _choices_check("generation_status", GenerationStatus, "workload_generation_valid")]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def translation_pending(self) -> bool:
+        return self.translation_status in (TranslationStatus.QUEUED, TranslationStatus.TRANSLATING)
+
+    @property
+    def generation_pending(self) -> bool:
+        return self.generation_status in (GenerationStatus.QUEUED, GenerationStatus.RUNNING)
 
 
 class ProgramState(models.Model):

@@ -19,8 +19,9 @@ from django.db import InterfaceError, OperationalError
 
 from curation.services import dispatch, workers
 from curation.services.exports import run_export as write_export
-from curation.services.generation import generate_for_workload
+from curation.services.generation import run_generation
 from curation.services.tuning import run_trajectory
+from curation.services.uploads import translate_upload as translate
 from curation.services.verification import verify_step as verify
 from verifier.errors import SandboxError
 
@@ -50,10 +51,19 @@ def generate_steps(
     workload_pk: int, depth: int = 1, seed: int = 0, max_steps_per_state: int | None = None
 ) -> int:
     """Generate and import one workload's steps (resumable: a redelivered task continues the file)."""
-    report = generate_for_workload(
+    report = run_generation(
         workload_pk, depth=depth, seed=seed, max_steps_per_state=max_steps_per_state
     )
     return report.created
+
+
+@shared_task(name=dispatch.TRANSLATE_UPLOAD, autoretry_for=(OperationalError, InterfaceError),
+             retry_backoff=True, max_retries=3)
+def translate_upload(workload_pk: int) -> str:
+    """Translate one uploaded source in the sandbox; a source that fails is a stored ``failed``, not an
+    error of the task (only the database going away is retried)."""
+    workload = translate(workload_pk)
+    return workload.translation_status if workload else "deleted"
 
 
 @shared_task(name=dispatch.TUNE, autoretry_for=TRANSIENT, retry_backoff=True, max_retries=3)

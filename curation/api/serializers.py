@@ -24,7 +24,8 @@ class WorkloadSerializer(serializers.ModelSerializer):
     class Meta:
         model = Workload
         fields = ["id", "name", "level", "origin", "dtype", "default_shapes", "provenance", "licence", "tags",
-                  "translation_error", "created_at"]
+                  "translation_status", "translation_error", "generation_status", "generation_message",
+                  "created_at"]
 
 
 class WorkloadDetailSerializer(WorkloadSerializer):
@@ -33,8 +34,12 @@ class WorkloadDetailSerializer(WorkloadSerializer):
 
 
 class WorkloadUploadSerializer(serializers.Serializer):
+    """An upload: answered 202 with the workload ``queued``; a worker translates it (poll the detail)."""
+
     name = serializers.CharField(max_length=200)
-    source = serializers.CharField()
+    #: A textarea in the browsable API, so a pasted file keeps its lines.
+    source = serializers.CharField(trim_whitespace=False,
+                                   style={"base_template": "textarea.html", "rows": 16})
     level = serializers.IntegerField(min_value=1, max_value=3, default=1)
     dtype = serializers.ChoiceField(choices=["f32", "f64", "f16"], default="f32")
     sets = serializers.DictField(child=serializers.JSONField(), required=False, default=dict)

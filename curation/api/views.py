@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.http import FileResponse, Http404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied as DRFPermissionDenied
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import CursorPagination
 from rest_framework.response import Response
+from rest_framework.reverse import reverse
 
 from curation.api import serializers as S
 from curation.api.permissions import RolePermission
 from curation.models import Export, ProgramState, Review, Trajectory, Verification, Workload
-from curation.services import edits, queries, reviews, roles, verification, workloads
+from curation.services import edits, queries, reviews, roles, verification
 from curation.services.roles import Role
 
 
@@ -43,25 +44,53 @@ def _service_errors(exc: Exception):
 
 
 class WorkloadViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):
-    """Source programs; curators upload new ones (translated only inside the sandbox)."""
+    """Source programs; curators upload new ones, translated on a worker inside the sandbox.
+
+    ``POST`` answers 202 Accepted with the workload ``queued`` and its URL in ``Location``; ``GET`` on that
+    URL shows ``translation_status`` (queued, translating, translated, failed) and, when failed,
+    ``translation_error``. What is wrong at once (a taken name, text that is not Python or has no
+    ``class Model``) is a 400 with the reason. ``POST …/generate/`` queues depth-1 step generation.
+    """
 
     queryset = Workload.objects.all()
-    roles = {"create": Role.CURATOR}
+    roles = {"create": Role.CURATOR, "generate": Role.CURATOR}
 
     def get_serializer_class(self):
         if self.action == "create":
             return S.WorkloadUploadSerializer
-        return S.WorkloadDetailSerializer if self.action == "retrieve" else S.WorkloadSerializer
+        return S.WorkloadDetailSerializer if self.action in ("retrieve", "generate") else S.WorkloadSerializer
 
-    @extend_schema(request=S.WorkloadUploadSerializer, responses={201: S.WorkloadDetailSerializer})
+    @extend_schema(request=S.WorkloadUploadSerializer, responses={
+        202: OpenApiResponse(S.WorkloadDetailSerializer, description="queued; poll the Location"),
+        400: OpenApiResponse(description="refused at once: a taken name, not Python, no class Model")})
     def create(self, request):
+        from curation.services import uploads
+
         data = S.WorkloadUploadSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            workload, _ = workloads.upload_workload(request.user, origin="api", **data.validated_data)
-        except roles.PermissionDenied as exc:
+            workload = uploads.submit_upload(request.user, origin="api", **data.validated_data)
+        except uploads.NameTaken as exc:
+            raise ValidationError({"name": [str(exc)]}) from None
+        except (uploads.UploadRefused, roles.PermissionDenied) as exc:
             _service_errors(exc)
-        return Response(S.WorkloadDetailSerializer(workload).data, status=status.HTTP_201_CREATED)
+        location = reverse("workload-detail", args=[workload.pk], request=request)
+        return Response(S.WorkloadDetailSerializer(workload).data, status=status.HTTP_202_ACCEPTED,
+                        headers={"Location": location})
+
+    @extend_schema(request=None, responses={
+        202: OpenApiResponse(S.WorkloadDetailSerializer, description="generation queued"),
+        400: OpenApiResponse(description="no source state yet, or generation already queued or running")})
+    @action(detail=True, methods=["post"])
+    def generate(self, request, pk=None):
+        """Queue depth-1 generation (202); ``generation_status`` on the workload shows how it goes."""
+        from curation.services import generation
+
+        try:
+            workload = generation.request_generation(request.user, self.get_object())
+        except (generation.NothingToGenerate, generation.AlreadyGenerating, roles.PermissionDenied) as exc:
+            _service_errors(exc)
+        return Response(S.WorkloadDetailSerializer(workload).data, status=status.HTTP_202_ACCEPTED)
 
 
 class StateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Base):

@@ -21,6 +21,7 @@ VERIFY_STEP = "curation.tasks.verify_step"
 RUN_EXPORT = "curation.tasks.run_export"
 GENERATE_STEPS = "curation.tasks.generate_steps"
 TUNE = "curation.tasks.tune"
+TRANSLATE_UPLOAD = "curation.tasks.translate_upload"
 
 #: The queue each task goes to (verification is routed by target, see ``queue_for_target``).
 GENERATE_QUEUE, EXPORT_QUEUE, TUNE_QUEUE = "generate", "export", "tune"
@@ -49,6 +50,11 @@ def queue_generation(workload_pk: int, *, depth: int = 1, seed: int = 0,
                      max_steps_per_state: int | None = None) -> None:
     """Generate, verify and import one workload's steps (resumable)."""
     _send(GENERATE_STEPS, (workload_pk, depth, seed, max_steps_per_state), GENERATE_QUEUE)
+
+
+def queue_translation(workload_pk: int) -> None:
+    """Translate one uploaded source in the sandbox (on ``generate``: the CPU workers' heavy queue)."""
+    _send(TRANSLATE_UPLOAD, (workload_pk,), GENERATE_QUEUE)
 
 
 def queue_tuning(trajectory_pk: int) -> None:

@@ -14,13 +14,16 @@ back and the rerun completes it.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from curation.models import Step, Workload
+from curation.models import GenerationStatus, Step, Workload
+from curation.services import dispatch
+from curation.services.roles import AnyUser, Role, require
 from curation.services.steps import StepImportReport, import_step_file
 from curation.services.workloads import source_state
 
@@ -31,6 +34,17 @@ if TYPE_CHECKING:
 
 class NothingToGenerate(ValueError):
     """The workload has no source state (its source did not translate)."""
+
+
+class AlreadyGenerating(ValueError):
+    """The workload's generation is queued or running already (one at a time)."""
+
+
+#: What the page's and the API's "generate steps" asks for: depth 1 on seed 0, as ``manage.py demo`` does.
+REQUEST_DEPTH = 1
+REQUEST_MAX_STEPS_PER_STATE = 12
+#: The running generation's message is written at most this often (seconds).
+PROGRESS_EVERY_S = 1.0
 
 
 def generated_path(workload: Workload, depth: int, seed: int) -> Path:
@@ -121,4 +135,61 @@ def generate_for_workload(
              target=target)
     report = import_step_file(path)
     marker.write_text(f"{report.created + report.unchanged}\n", encoding="utf-8")
+    return report
+
+
+def request_generation(user: AnyUser, workload: Workload) -> Workload:
+    """A curator's "generate steps" (page, API): marked ``queued`` and sent to the ``generate`` queue.
+
+    Refused when the workload has no source state yet or its generation is already queued or running;
+    the conditional update makes two clicks at once queue one generation.
+    """
+    require(user, Role.CURATOR, "generating steps")
+    if source_state(workload) is None:
+        raise NothingToGenerate(f"{workload.name} has no source state yet: its translation is "
+                                f"{workload.translation_status}")
+    pending = [GenerationStatus.QUEUED, GenerationStatus.RUNNING]
+    claimed = (Workload.objects.filter(pk=workload.pk).exclude(generation_status__in=pending)
+               .update(generation_status=GenerationStatus.QUEUED, generation_message=""))
+    if not claimed:
+        raise AlreadyGenerating(f"generation for {workload.name} is already queued or running")
+    dispatch.queue_generation(workload.pk, depth=REQUEST_DEPTH,
+                              max_steps_per_state=REQUEST_MAX_STEPS_PER_STATE)
+    workload.refresh_from_db()
+    return workload
+
+
+def _record(workload_pk: int, status: str, message: str) -> None:
+    Workload.objects.filter(pk=workload_pk).update(generation_status=status, generation_message=message[:300])
+
+
+def run_generation(workload_pk: int, *, depth: int = 1, seed: int = 0,
+                   max_steps_per_state: int | None = None) -> StepImportReport:
+    """The ``generate`` task's body: ``generate_for_workload`` with its state recorded on the workload —
+    ``running`` with a progress line, then ``done`` with the count or ``failed`` with one line (and raised,
+    so the task's retry policy still applies)."""
+    _record(workload_pk, GenerationStatus.RUNNING, "starting")
+    counts = {"done": 0, "planned": 0}
+    last = [0.0]
+
+    def progress(done: int, planned: int) -> None:
+        counts["done"] += done
+        counts["planned"] += planned
+        now = time.monotonic()
+        if now - last[0] >= PROGRESS_EVERY_S:
+            last[0] = now
+            _record(workload_pk, GenerationStatus.RUNNING,
+                    f"{counts['done']} of {counts['planned']} steps generated and verified")
+
+    try:
+        report = generate_for_workload(workload_pk, depth=depth, seed=seed,
+                                       max_steps_per_state=max_steps_per_state, progress=progress)
+    except Exception as exc:
+        first = (str(exc).strip().splitlines() or [""])[0]
+        _record(workload_pk, GenerationStatus.FAILED, f"{type(exc).__name__}: {first}")
+        raise
+    plural = "s" if report.created != 1 else ""
+    _record(workload_pk, GenerationStatus.DONE,
+            f"{report.created} new step{plural} stored, {report.unchanged} already there, "
+            f"{report.without_child} refused by their strategy")
     return report

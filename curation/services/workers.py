@@ -14,9 +14,20 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import close_old_connections
+from django.db.models import Q
 from django.utils import timezone
 
-from curation.models import Export, RunStatus, Step, Trajectory, VerificationStatus, WorkerHeartbeat
+from curation.models import (
+    Export,
+    GenerationStatus,
+    RunStatus,
+    Step,
+    Trajectory,
+    TranslationStatus,
+    VerificationStatus,
+    WorkerHeartbeat,
+    Workload,
+)
 
 #: A worker silent for this many heartbeat intervals counts as gone.
 MISSED_BEATS = 3
@@ -43,7 +54,12 @@ def live_workers() -> list[WorkerHeartbeat]:
 def backlog() -> dict[str, int]:
     """Work waiting per queue, from the database's statuses (what was asked for and not yet done)."""
     waiting = (RunStatus.QUEUED, RunStatus.RUNNING)
+    translating = (TranslationStatus.QUEUED, TranslationStatus.TRANSLATING)
+    generating = (GenerationStatus.QUEUED, GenerationStatus.RUNNING)
     return {
+        # uploads to translate and generations asked for from the page or the API
+        "generate": Workload.objects.filter(Q(translation_status__in=translating)
+                                            | Q(generation_status__in=generating)).count(),
         "verify.cpu": Step.objects.filter(verification_status=VerificationStatus.QUEUED).count(),
         "export": Export.objects.filter(status__in=waiting).count(),
         "tune": Trajectory.objects.filter(status__in=waiting).count(),

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db import transaction
 
-from curation.models import Origin, ProgramState, Workload
+from curation.models import Origin, ProgramState, TranslationStatus, Workload
 from curation.services.roles import AnyUser, Role, require
 from curation.services.translation import TranslationFailure, translate_source
 
@@ -60,11 +60,13 @@ def _save(name: str, source: str, *, level: int, origin: str, dtype: str, defaul
                                  "provenance": provenance, "created_by": user})
         if isinstance(program, TranslationFailure):
             workload.translation_error = program.reason
+            workload.translation_status = TranslationStatus.FAILED
             report.failed[name] = program.reason
         else:
             workload.translation_error = ""
+            workload.translation_status = TranslationStatus.TRANSLATED
             store_state(workload, program)
-        workload.save(update_fields=["translation_error"])
+        workload.save(update_fields=["translation_error", "translation_status"])
     (report.created if created else report.updated).append(name)
     saved: Workload = workload
     return saved

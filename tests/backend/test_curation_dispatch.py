@@ -93,17 +93,19 @@ def test_each_kind_of_work_goes_on_its_queue_naming_a_task_the_worker_has(
         export = exports.create_export(cat, name="queued", filters={"all_verified": True})
         trajectory = tuning.start_trajectory(cat, workload=workload, budget={"verifications": 2})
         dispatch.queue_generation(workload.pk, depth=2, seed=3)
+        dispatch.queue_translation(workload.pk)
     queued = {queue: take_queued(broker, queue) for queue in QUEUES}
     assert queued == {
         "verify.cpu": [],
         "verify.cuda": [(dispatch.VERIFY_STEP, [step.pk, "cuda", 0])],
         "export": [(dispatch.RUN_EXPORT, [export.pk])],
         "tune": [(dispatch.TUNE, [trajectory.pk])],
-        "generate": [(dispatch.GENERATE_STEPS, [workload.pk, 2, 3, None])],
+        "generate": [(dispatch.GENERATE_STEPS, [workload.pk, 2, 3, None]),
+                     (dispatch.TRANSLATE_UPLOAD, [workload.pk])],
     }
     registered = {name for name in current_app.tasks if name.startswith("curation.")}
     assert registered == {dispatch.PING, dispatch.VERIFY_STEP, dispatch.RUN_EXPORT, dispatch.GENERATE_STEPS,
-                          dispatch.TUNE}
+                          dispatch.TUNE, dispatch.TRANSLATE_UPLOAD}
 
 
 @pytest.mark.django_db
