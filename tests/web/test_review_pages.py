@@ -328,3 +328,16 @@ def test_block_labels_never_name_two_blocks_alike():
     assert len(labels) == len(set(labels)) == 3
     assert labels[0] == "1 of the after-state" and labels[1] == "1 → 2"
     assert block_label(3, None) == "4 of the before-state" and block_label(2, 2) == "3"
+
+
+def test_the_editor_names_the_spot_inside_a_broken_loop_header(step, ann):
+    text = pretty_after(step)
+    at = text.index("=0}", text.index("\n") + 1)  # a header on a later line
+    broken = text[:at] + "= )0}" + text[at + 3:]
+    line = broken.count("\n", 0, at) + 1
+    column = at - broken.rfind("\n", 0, at) + 2  # the ')' after "= "
+    fragment = ann.post(reverse("review-leir-check", args=[step.pk]), {"leir_text": broken}, **HTMX)
+    html = fragment.content.decode()
+    assert f"line {line}, column {column}" in html and "in loop header" in html
+    assert "every loop starts at 0" in html
+    assert "line 1, column 1" not in html
