@@ -22,6 +22,7 @@ from curation.services import audit, edits, reviews, verification
 from curation.services.roles import PermissionDenied, Role, has_role
 from curation.views import drafts
 from curation.views.access import is_htmx, role_required
+from curation.views.history import history_rows
 from curation.views.step_display import diff_rows, leir_problems, pretty_after, verification_view
 
 #: Verification statuses during which the verification panel polls for the outcome.
@@ -117,7 +118,7 @@ def _context(request: HttpRequest, step: Step, **extra: Any) -> dict[str, Any]:
         "can_settle": has_role(request.user, Role.CURATOR),
         "waiting": step.verification_status in WAITING,
         "reasons": [(value, label) for value, label in RejectReason.choices if value],
-        "history": audit.history(step),
+        "history": history_rows(audit.history(step)),
         "reviews": list(step.reviews.select_related("reviewer").order_by("created_at", "id")),
         "assignees": list(step.assigned_to.order_by("username")),
         "last_review": last,

@@ -229,6 +229,43 @@ def test_history_panel_lists_the_changes(step, ann):
     assert "History" in html and "trace_text" in html and "Edited." in html
 
 
+def _history(html: str) -> str:
+    return html[html.index('id="history-title"'):]
+
+
+def test_history_shows_a_compact_escaped_diff_of_a_trace_edit_not_two_copies(step, ann):
+    filler = " ".join(f"Sentence {i} stays as it was." for i in range(40))
+    ann.post(reverse("review-trace", args=[step.pk]), {"trace_text": filler, "version": 1})
+    edited = filler.replace("Sentence 20 stays as it was.", "Sentence 20 now says <b>more</b>.")
+    ann.post(reverse("review-trace", args=[step.pk]), {"trace_text": edited, "version": 2})
+    history = _history(ann.get(reverse("step", args=[step.pk])).content.decode())
+    assert '<span class="diff-del">-Sentence 20 stays as it was.</span>' in history
+    assert '<span class="diff-add">+Sentence 20 now says &lt;b&gt;more&lt;/b&gt;.</span>' in history
+    assert "<b>more</b>" not in history
+    # one line of context either side of the changed sentence, not the 600-character copies
+    assert '<span class="diff-same"> Sentence 19 stays as it was.</span>' in history
+    assert "Sentence 30 stays" not in history.split("diff-hunk")[-1]
+
+
+def test_history_diffs_a_leir_edit_line_by_line_in_the_pretty_form(step, ann, django_capture_on_commit_callbacks):
+    original = pretty_after(step)
+    edited = original.replace("L^{16}_{a=0}L^{64}_{c=0}[\n  H", "U^{16}_{a=0}L^{64}_{c=0}[\n  H", 1)
+    with django_capture_on_commit_callbacks():
+        ann.post(reverse("review-leir", args=[step.pk]), {"leir_text": edited, "version": 1})
+    history = _history(ann.get(reverse("step", args=[step.pk])).content.decode())
+    removed = [old for old, new in zip(original.splitlines(), edited.splitlines(), strict=True) if old != new]
+    assert len(removed) == 1
+    assert f'<span class="diff-del">-{escape(removed[0])}</span>' in history
+    assert f'<span class="diff-add">+{escape(removed[0].replace("L^{16}", "U^{16}", 1))}</span>' in history
+    assert history.count('class="diff-add"') == 1  # only the changed line, not the program
+
+
+def escape(text: str) -> str:
+    from django.utils.html import escape as html_escape
+
+    return html_escape(text)
+
+
 def test_every_block_is_also_given_as_math_for_katex(step, ann):
     from django.utils.html import escape
 
