@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from curation.models import Decision, RejectReason, Step, VerificationStatus
 from curation.services import audit, edits, reviews, verification
+from curation.services.queue_order import interleaved
 from curation.services.roles import PermissionDenied, Role, has_role
 from curation.views import drafts
 from curation.views.access import is_htmx, role_required
@@ -60,7 +61,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     """The reviewer's queue: how many steps wait for them, the first few, and the "next step" button."""
     strategy = request.GET.get("strategy", "")
     steps = reviews.queue_for(request.user, strategy=strategy or None)
-    upcoming = list(steps.select_related("workload")[:20])
+    upcoming = interleaved(steps, 20)
     assigned = request.user.assigned_steps.filter(pk__in=[s.pk for s in upcoming])
     mine = set(assigned.values_list("pk", flat=True))
     count, more = reviews.queue_size(steps)
