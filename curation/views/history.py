@@ -3,7 +3,7 @@
 A trace or LEIR edit is shown as the unified diff of the changed lines (one line of context); stored LEIR
 is canonical (one line), so both sides are pretty-printed first and the diff follows the program's blocks.
 Short values (statuses, review outcomes) keep the "from → to" form, and a discarded draft is shown whole,
-folded, because it is the only place that text lives. Everything is rendered through autoescaping.
+because it is the only place that text lives. Everything is rendered through autoescaping.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from curation.models import AuditEvent
 
 #: Fields whose values are texts worth a line diff.
 TEXT_FIELDS = frozenset({"trace_text", "after_leir"})
-_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def _leir_lines(text: str) -> list[str]:
