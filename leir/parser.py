@@ -50,6 +50,7 @@ from leir.descent import Descent, DescentFailure, tokenize
 from leir.errors import LeirSyntaxError, caret_snippet
 from leir.limits import MAX_LITERAL_EXTENT, MAX_TERMS, ensure_recursion_limit, tree_depth
 from leir.precedence import PRECEDENCE, needs_parens
+from leir.token_errors import line_column, token_error
 
 _GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
 _KNOWN_DTYPES = frozenset(DTYPES) | frozenset(UNSUPPORTED_DTYPES)
@@ -398,7 +399,13 @@ def _syntax_error(text: str, exc: Exception, line_offset: int, start: str = "sta
         found = text[exc.pos_in_stream : exc.pos_in_stream + 1] if exc.pos_in_stream is not None else "?"
         message = f"unexpected character {found!r}"
         accepted = _accepted_before(text, exc.pos_in_stream, start)
-        expected = _expected_names(accepted if accepted is not None else exc.allowed or ())
+        allowed = accepted if accepted is not None else set(exc.allowed or ())
+        expected = _expected_names(allowed)
+        fault = token_error(text, exc.pos_in_stream, allowed) if exc.pos_in_stream is not None else None
+        if fault is not None:  # the lexer saw only that no token starts here; name the real spot
+            line, column = line_column(text, fault.offset)
+            message = f"unexpected {fault.found} in {fault.what}"
+            expected = [fault.expected]
     elif isinstance(exc, UnexpectedEOF):
         lines = text.splitlines() or [""]
         line, column = len(lines), len(lines[-1]) + 1

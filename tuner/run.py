@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from dataset.generation import Source
 from dataset.records import dumps
+from tuner.files import run_paths
 from tuner.search.algorithms import ALGORITHMS
 from tuner.search.base import Budget, MeasureFn, Search
 
@@ -35,13 +36,6 @@ def tune(source: Source, policy: Policy, measurer: MeasureFn, budget: Budget, *,
                     max_depth=max_depth, algo=algo, options=described, progress=progress)
     ALGORITHMS[algo](search, **options)
     return search
-
-
-def run_paths(output: str | Path) -> dict[str, Path]:
-    out = Path(output)
-    stem = out.with_suffix("") if out.suffix == ".jsonl" else out
-    return {"records": out, "summary": Path(f"{stem}.summary.json"),
-            "transcript": Path(f"{stem}.transcript.jsonl")}
 
 
 def write_run(search: Search, output: str | Path) -> dict[str, Path]:

@@ -18,6 +18,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from curation.models import Decision, RejectReason, Review, ReviewStatus, Step, VerificationStatus
 from curation.services.audit import record_change
+from curation.services.queue_order import next_in_rotation
 from curation.services.roles import AnyUser, Role, has_role, require
 
 
@@ -144,18 +145,19 @@ def queue_for(user: AnyUser, *, strategy: str | None = None) -> QuerySet[Step]:
 def next_step_for(user: AnyUser, *, strategy: str | None = None) -> Step | None:
     """The next step for this reviewer, assigned to them so two reviewers spread over the queue.
 
-    Steps already assigned to this reviewer come first; then steps with the fewest assignees.
+    Steps already assigned to this reviewer come first; then steps with the fewest assignees. Within
+    each, workloads and strategies take turns (``queue_order.next_in_rotation``), so consecutive steps rotate.
     """
     from django.db.models import Count
 
     queue = queue_for(user, strategy=strategy)
-    mine: Step | None = queue.filter(assigned_to=user).first()
+    mine: Step | None = next_in_rotation(queue.filter(assigned_to=user), user)
     if mine is not None:
         return mine
     skipped = Review.objects.filter(reviewer=user, decision=Decision.SKIP).values("step_id")
     fresh = queue.exclude(pk__in=skipped)
     # the fewest assignees is zero whenever an unassigned step is left: take it without counting them all
-    chosen: Step | None = (fresh.filter(assigned_to__isnull=True).first()
+    chosen: Step | None = (next_in_rotation(fresh.filter(assigned_to__isnull=True), user)
                            or fresh.annotate(n=Count("assigned_to")).order_by("n", "id").first()
                            or queue.first())
     if chosen is not None:

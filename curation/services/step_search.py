@@ -2,13 +2,14 @@
 
 Filters are the API's (``queries.filter_steps``: strategy, level, workload, statuses, free text in the
 traces); ``disagreement`` narrows to steps whose first two reviewers disagreed — what the dashboard's
-agreement table links to. Only the fields the results table shows are loaded.
+agreement table links to. Only the fields the results table shows are loaded, plus, for a text search,
+the page's traces and programs, to show where each step matched (``snippets``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -18,6 +19,7 @@ from django.db.models import QuerySet
 from curation.models import Exactness, ReviewStatus, Step, StepOrigin, VerificationStatus, Workload
 from curation.services.agreement import disagreeing_steps
 from curation.services.queries import STEP_FILTERS, filter_steps
+from curation.services.snippets import Snippet, match_snippet
 
 #: Every GET parameter the page understands, in the order the form shows them (``page`` aside).
 SEARCH_KEYS: tuple[str, ...] = (*STEP_FILTERS, "q", "disagreement")
@@ -32,6 +34,13 @@ class StepSearch:
     page: Page | UncountedPage
     params: dict[str, str]
     query: str
+    #: step pk → where a text search matched it (``snippets.match_snippet``); empty without ``q``
+    snippets: dict[int, Snippet | None] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> list[tuple[Any, Snippet | None]]:
+        """(step, its match excerpt or None) for each step of the page, for the results table."""
+        return [(step, self.snippets.get(step.pk)) for step in self.page.object_list]
 
     @property
     def count(self) -> int | None:
@@ -104,10 +113,18 @@ def search_steps(params: Mapping[str, str], page: str | int | None = None) -> St
     ids = steps.select_related(None).values_list("id", flat=True)
     found: Page | UncountedPage
     found = _uncounted(ids, page) if cleaned.get("q") else Paginator(ids, PAGE_SIZE).get_page(page)
-    rows = {step.pk: step for step in Step.objects.filter(pk__in=list(found.object_list))
-            .select_related("workload").only(*RESULT_FIELDS)}
+    query = cleaned.get("q", "")
+    page_rows = Step.objects.filter(pk__in=list(found.object_list)).select_related("workload")
+    if query:  # the page's 50 traces and programs, for the excerpt of where each matched
+        page_rows = page_rows.select_related("workload", "after").only(*RESULT_FIELDS, "trace_text",
+                                                                       "after__leir")
+    else:
+        page_rows = page_rows.only(*RESULT_FIELDS)
+    rows = {step.pk: step for step in page_rows}
     found.object_list = [rows[pk] for pk in found.object_list if pk in rows]
-    return StepSearch(found, cleaned, query_string(cleaned))
+    snippets = {step.pk: match_snippet(query, step.trace_text, step.after.leir if step.after_id else "")
+                for step in found.object_list} if query else {}
+    return StepSearch(found, cleaned, query_string(cleaned), snippets)
 
 
 def filter_options() -> dict[str, list[tuple[str, str]]]:

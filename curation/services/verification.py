@@ -1,5 +1,8 @@
 """Verifying stored steps: run the verifier, store the result once, update the step's status.
 
+Each outcome that changes a step's status is written to its audit trail by the worker (user ``None``:
+the history shows "system"): the status change and a ``verification_outcome`` line saying why.
+
 Idempotent by construction: a verification is keyed by after-state + parent + target + seed + toolchain,
 so a redelivered task (a worker died after verifying but before acknowledging) finds the stored row and
 only re-applies the status. A program that fails to build or verify is an *outcome* stored like any other;
@@ -56,10 +59,34 @@ def verify_step(step_pk: int, *, target: str = "llvm", seed: int = 0) -> Verific
         result = verify(after, parent=before, target=target, seed=seed)
         verification, _ = record_verification(step.after, result.to_json(), step=step, parent=step.before)
     with transaction.atomic():
+        current = Step.objects.select_for_update().get(pk=step.pk)
+        status = status_for(step, verification.outcome)
         # the status belongs to the state that was verified: an edit made meanwhile keeps its own status
-        Step.objects.filter(pk=step.pk, after=verification.state).update(
-            verification_status=status_for(step, verification.outcome))
+        if current.after_id == verification.state_id and current.verification_status != status:
+            old = current.verification_status
+            Step.objects.filter(pk=step.pk).update(verification_status=status)
+            current.verification_status = status
+            # the worker's outcome joins the audit trail; a redelivered task changes nothing, so adds nothing
+            record_change(current, None, "verification_status", old, status)
+            record_change(current, None, "verification_outcome", "", describe_outcome(verification))
     return verification
+
+
+def describe_outcome(verification: Verification) -> str:
+    """One line for the history: the outcome, where and on which seed, and why when it did not pass."""
+    result = verification.result or {}
+    text = f"{verification.outcome} on {verification.target}, seed {verification.seed}"
+    reasons: list[str] = []
+    error = str(result.get("error") or "")[:300]
+    if verification.error_class or error:
+        reasons.append(": ".join(part for part in (verification.error_class, error) if part))
+    ratio = result.get("max_error_ratio")
+    if verification.outcome not in ("pass", "equal_pass") and isinstance(ratio, (int, float)) and ratio > 1:
+        reasons.append(f"worst error {ratio:.3g}x its allowance")
+    reasons.extend(str(note) for note in (result.get("notes") or [])[:2])
+    if verification.speedup_vs_parent is not None:
+        reasons.append(f"{verification.speedup_vs_parent:.3g}x the parent")
+    return text + (" — " + "; ".join(reasons) if reasons else "")
 
 
 def latest_verification(step: Step) -> Verification | None:

@@ -16,4 +16,5 @@ urlpatterns = [
     path("steps/<int:pk>/leir/", review.edit_leir, name="review-leir"),
     path("steps/<int:pk>/leir/check/", review.check_leir, name="review-leir-check"),
     path("steps/<int:pk>/discard/", review.discard, name="review-discard"),
+    path("steps/<int:pk>/conflict/<str:field>/", review.conflict_page, name="review-conflict"),
 ]

@@ -19,8 +19,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from curation.models import Decision, RejectReason, Step, VerificationStatus
 from curation.services import audit, edits, reviews, verification
+from curation.services.queue_order import interleaved
 from curation.services.roles import PermissionDenied, Role, has_role
+from curation.views import drafts
 from curation.views.access import is_htmx, role_required
+from curation.views.history import history_rows
 from curation.views.step_display import diff_rows, leir_problems, pretty_after, verification_view
 
 #: Verification statuses during which the verification panel polls for the outcome.
@@ -58,7 +61,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     """The reviewer's queue: how many steps wait for them, the first few, and the "next step" button."""
     strategy = request.GET.get("strategy", "")
     steps = reviews.queue_for(request.user, strategy=strategy or None)
-    upcoming = list(steps.select_related("workload")[:20])
+    upcoming = interleaved(steps, 20)
     assigned = request.user.assigned_steps.filter(pk__in=[s.pk for s in upcoming])
     mine = set(assigned.values_list("pk", flat=True))
     count, more = reviews.queue_size(steps)
@@ -116,7 +119,7 @@ def _context(request: HttpRequest, step: Step, **extra: Any) -> dict[str, Any]:
         "can_settle": has_role(request.user, Role.CURATOR),
         "waiting": step.verification_status in WAITING,
         "reasons": [(value, label) for value, label in RejectReason.choices if value],
-        "history": audit.history(step),
+        "history": history_rows(audit.history(step)),
         "reviews": list(step.reviews.select_related("reviewer").order_by("created_at", "id")),
         "assignees": list(step.assigned_to.order_by("username")),
         "last_review": last,
@@ -127,11 +130,27 @@ def _context(request: HttpRequest, step: Step, **extra: Any) -> dict[str, Any]:
     return context
 
 
+def _draft_url(pk: int, field: str) -> str:
+    """Where a refused LEIR draft is shown again: the step page, editor open, the draft in it."""
+    return f"{reverse('step', args=[pk])}?draft={field}#edit-title"
+
+
 @role_required(Role.VIEWER)
 @require_GET
 def step_page(request: HttpRequest, pk: int) -> HttpResponse:
-    """One step: the diff, the trace, parameters, the verification and (for reviewers) every action."""
-    return render(request, "curation/review/step.html", _context(request, _step(pk)))
+    """One step: the diff, the trace, parameters, the verification and (for reviewers) every action.
+
+    ``?draft=after_leir`` (the target of a refused save or a no-JavaScript check) puts the kept draft back
+    in the editor with its problems, so a reload shows the same thing instead of re-posting.
+    """
+    step = _step(pk)
+    extra: dict[str, Any] = {}
+    draft = drafts.get(request, step.pk, "after_leir") if request.GET.get("draft") == "after_leir" else None
+    if draft is not None:
+        # the draft keeps the version it was written against: saving it over a newer step is a conflict
+        extra = {"after_text": draft["text"], "problems": leir_problems(draft["text"], draft["problems"]),
+                 "leir_version": draft["expected_version"]}
+    return render(request, "curation/review/step.html", _context(request, step, **extra))
 
 
 @role_required(Role.VIEWER)
@@ -181,15 +200,41 @@ def rerun(request: HttpRequest, pk: int) -> HttpResponse:
 
 # ---- editing -----------------------------------------------------------------------------------------
 
+EDIT_FIELDS = ("trace_text", "after_leir")
+
+
 def _conflict(request: HttpRequest, conflict: edits.EditConflict, field: str, draft: str) -> HttpResponse:
-    current = conflict.current
+    """Keep the refused draft and send the browser to the conflict screen's GET address (303)."""
+    drafts.keep(request, conflict.current.pk, field, draft, expected_version=conflict.expected_version)
+    return _see_other(reverse("review-conflict", args=[conflict.current.pk, field]))
+
+
+def _see_other(url: str) -> HttpResponse:
+    """A 303 redirect: the browser follows it with GET, so the address bar never holds a POST URL."""
+    response = HttpResponse(status=303)
+    response["Location"] = url
+    return response
+
+
+@role_required(Role.REVIEWER)
+@require_GET
+def conflict_page(request: HttpRequest, pk: int, field: str) -> HttpResponse:
+    """Both versions of a conflict: the current one and the reviewer's kept draft, to choose or merge."""
+    if field not in EDIT_FIELDS:
+        return HttpResponseBadRequest(f"unknown field {field!r}: trace_text or after_leir")
+    current = _step(pk)
+    draft = drafts.get(request, current.pk, field)
+    if draft is None:
+        messages.info(request, "No conflicting draft is waiting for this step.")
+        return redirect("step", pk=current.pk)
+    expected = draft["expected_version"] if draft["expected_version"] is not None else current.version
     theirs = current.trace_text if field == "trace_text" else pretty_after(current)
     changed_by = next((e for e in reversed(audit.history(current))
-                       if e.field == field and e.step_version > conflict.expected_version), None)
-    context = {"step": current, "field": field, "draft": draft, "theirs": theirs, "changed_by": changed_by,
-               "expected_version": conflict.expected_version,
+                       if e.field == field and e.step_version > expected), None)
+    context = {"step": current, "field": field, "draft": draft["text"], "theirs": theirs,
+               "changed_by": changed_by, "expected_version": expected,
                "label": "trace" if field == "trace_text" else "transformed LEIR"}
-    return render(request, "curation/review/conflict.html", context, status=409)
+    return render(request, "curation/review/conflict.html", context)
 
 
 @role_required(Role.REVIEWER)
@@ -205,6 +250,7 @@ def edit_trace(request: HttpRequest, pk: int) -> HttpResponse:
         edits.edit_trace(request.user, step, expected_version=version, trace_text=text)
     except edits.EditConflict as conflict:
         return _conflict(request, conflict, "trace_text", text)
+    drafts.forget(request, step.pk, "trace_text")
     messages.success(request, "Trace saved.")
     return redirect("step", pk=step.pk)
 
@@ -221,10 +267,14 @@ def edit_leir(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         edits.edit_after_leir(request.user, step, expected_version=version, leir_text=text)
     except edits.InvalidLeir as bad:
-        context = _context(request, step, after_text=text, problems=leir_problems(text, bad.problems))
-        return render(request, "curation/review/step.html", context, status=400)
+        drafts.keep(request, step.pk, "after_leir", text, expected_version=version, problems=bad.problems)
+        count = len(bad.problems)
+        messages.error(request, f"Not saved: the transformed LEIR has {count} problem"
+                                f"{'s' if count != 1 else ''} (your text is kept in the editor).")
+        return _see_other(_draft_url(step.pk, "after_leir"))
     except edits.EditConflict as conflict:
         return _conflict(request, conflict, "after_leir", text)
+    drafts.forget(request, step.pk, "after_leir")
     messages.success(request, "Transformed LEIR saved; re-verification queued.")
     return redirect("step", pk=step.pk)
 
@@ -237,13 +287,16 @@ def check_leir(request: HttpRequest, pk: int) -> HttpResponse:
     text = request.POST.get("leir_text", "")
     try:
         edits.check_leir(text, step.after.tensors)
-        problems: list[dict[str, Any]] = []
+        found: list[dict[str, Any]] = []
     except edits.InvalidLeir as bad:
-        problems = leir_problems(text, bad.problems)
+        found = bad.problems
     if is_htmx(request):
-        return render(request, "curation/review/_leir_problems.html", {"problems": problems})
-    return render(request, "curation/review/step.html", _context(request, step, after_text=text,
-                                                                  problems=problems))
+        shown = leir_problems(text, found)
+        return render(request, "curation/review/_leir_problems.html", {"problems": shown})
+    # without JavaScript the Check button posts the form: show the result at a GET address
+    drafts.keep(request, step.pk, "after_leir", text, expected_version=_int(request.POST.get("version")),
+                problems=found)
+    return _see_other(_draft_url(step.pk, "after_leir"))
 
 
 @role_required(Role.REVIEWER)
@@ -258,6 +311,7 @@ def discard(request: HttpRequest, pk: int) -> HttpResponse:
         return HttpResponseBadRequest(str(exc))
     except PermissionDenied as exc:  # pragma: no cover - role_required refuses first
         return HttpResponseForbidden(str(exc))
+    drafts.forget(request, step.pk, field)
     messages.info(request, "Kept the current version; your draft is in the history panel.")
     return redirect("step", pk=step.pk)
 

@@ -16,6 +16,7 @@ from curation.models import RunStatus, Trajectory
 from curation.services import tuning
 from curation.services.roles import Role, has_role
 from curation.views.access import is_htmx, role_required
+from curation.views.run_files import available_files
 from curation.views.run_form import RunForm
 
 LISTED = 50
@@ -49,7 +50,8 @@ def _context(run: Trajectory) -> dict:
         best_hash = max(run.explored, key=lambda n: (n["speedup"] or 0.0, n["hash"]))["hash"]
     return {"run": run, "active": run.status in (RunStatus.QUEUED, RunStatus.RUNNING),
             "tree": tuning.tree_of(run.explored),
-            "best_path": tuning.best_path_hashes(run.explored, best_hash), "states": len(run.explored)}
+            "best_path": tuning.best_path_hashes(run.explored, best_hash), "states": len(run.explored),
+            "files": available_files(run)}
 
 
 @role_required(Role.VIEWER)

@@ -1,5 +1,6 @@
 /* Progressive enhancement for the server-rendered pages: the pages work without this file.
- *  - [data-math]: the element's text is LaTeX (LEIR is LaTeX-flavoured); KaTeX renders it in place.
+ *  - [data-math]: the element's text is LaTeX (LEIR is LaTeX-flavoured); KaTeX renders it in place, and a
+ *    formula too wide for its column (it scrolls) becomes focusable, so the keyboard can scroll it.
  *  - code.language-python: highlight.js colours it.
  *  - [data-key="a"]: pressing that key (outside form fields) clicks the element; the key is shown on screen.
  *    On a disabled element the key shows why instead: the element its aria-describedby names becomes an alert.
@@ -19,6 +20,7 @@
         }
       });
     }
+    focusScrollable(root);
     if (window.hljs) {
       root.querySelectorAll("code.language-python:not([data-highlighted])").forEach(function (el) {
         window.hljs.highlightElement(el);
@@ -26,7 +28,23 @@
     }
   }
 
-  function typingIn(target) {
+  /* A formula wider than its column scrolls inside it; such a region must be reachable by keyboard
+   * (tabindex 0) so it can be scrolled without a mouse. Re-checked when a <details> opens or the window
+   * resizes, because a hidden formula has no width. */
+  function focusScrollable(root) {
+    root.querySelectorAll('[data-rendered="katex"]').forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth) {
+        el.tabIndex = 0;
+      } else {
+        el.removeAttribute("tabindex");
+      }
+    });
+  }
+
+  document.addEventListener("toggle", function (event) { focusScrollable(event.target); }, true);
+  window.addEventListener("resize", function () { focusScrollable(document); });
+
+    function typingIn(target) {
     return target.closest("input, textarea, select, [contenteditable=true]") !== null;
   }
 

@@ -163,3 +163,43 @@ def test_the_reviews_required_come_from_the_settings_and_a_curator_settles(peopl
         reviews.submit_review(people["cat"], refused, decision="skip", settle=True)
     refused.refresh_from_db()
     assert refused.review_status == ReviewStatus.UNREVIEWED
+
+
+def _pending(workloads_and_strategies):
+    """Three steps of each (workload, strategy), created together as the engine stores them."""
+    made = []
+    for workload, strategy in workloads_and_strategies:
+        made += [engine_step(workload, strategy=strategy, site=site) for site in range(3)]
+    return made
+
+
+def test_consecutive_queue_steps_rotate_workloads_then_strategies(people):
+    layer_norm, softmax = builtin("level1/layer_norm"), builtin("level1/softmax")
+    _pending([(layer_norm, "loop_unrolling"), (layer_norm, "loop_parallelization"), (softmax, "loop_split")])
+    ann = people["ann"]
+    handed = []
+    for _ in range(9):
+        step = reviews.next_step_for(ann)
+        handed.append((step.workload.name, step.strategy))
+        reviews.submit_review(ann, step, decision="approve")
+    assert reviews.next_step_for(ann) is None
+    workloads = [name for name, _ in handed]
+    # two workloads pending: they alternate while both have steps left (softmax's 3 run out first)
+    assert workloads[:6] == ["level1/layer_norm", "level1/softmax"] * 3
+    # inside layer_norm the two strategies alternate too
+    layer_norm_strategies = [strategy for name, strategy in handed if name == "level1/layer_norm"]
+    assert layer_norm_strategies == ["loop_parallelization", "loop_unrolling"] * 3
+
+
+def test_the_queue_preview_interleaves_workloads_and_strategies_deterministically(people):
+    from curation.services.queue_order import interleaved
+
+    layer_norm, softmax = builtin("level1/layer_norm"), builtin("level1/softmax")
+    _pending([(layer_norm, "loop_unrolling"), (layer_norm, "loop_parallelization"), (softmax, "loop_split")])
+    queue = reviews.queue_for(people["ann"])
+    assert [s.strategy for s in queue.order_by("id")][:3] == ["loop_unrolling"] * 3  # one strategy in a row
+    order = [(s.workload.name, s.strategy) for s in interleaved(queue, 100)]
+    assert order[:4] == [("level1/layer_norm", "loop_parallelization"), ("level1/softmax", "loop_split"),
+                         ("level1/layer_norm", "loop_unrolling"), ("level1/softmax", "loop_split")]
+    assert sorted(order) == sorted((s.workload.name, s.strategy) for s in queue)  # every step, once
+    assert [s.pk for s in interleaved(queue, 100)] == [s.pk for s in interleaved(reviews.queue_for(people["ann"]), 100)]

@@ -134,7 +134,9 @@ def test_a_second_context_editing_the_same_trace_gets_the_conflict_screen_and_no
     step.refresh_from_db()
     assert step.trace_text == merged and step.version == 3
     history = sam.locator("table.history").inner_text()
-    assert "Rita's trace: the loop over a is unrolled." in history and merged in history
+    # the history shows each edit as a diff: Rita's sentence added, then Sam's added after it
+    assert "+Rita's trace: the loop over a is unrolled." in history
+    assert "+Sam's trace: sixteen copies of the body." in history
 
     # Rita, still on version 2, edits again and this time keeps Sam's merged text: her draft is filed
     rita.locator("#trace-text").fill("Rita's second thoughts.")

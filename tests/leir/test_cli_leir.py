@@ -157,3 +157,12 @@ def test_run_invalid_program_or_inputs_exit_1(files, tmp_path, capsys):
     assert "shape" in capsys.readouterr().err
     assert not out.exists()
     assert main(["run", str(files["good"]), "--inputs", str(tmp_path / "none.npz"), "--out", str(out)]) == 2
+
+
+def test_check_names_the_spot_inside_a_broken_loop_header(tmp_path, capsys):
+    path = tmp_path / "header.leir"
+    path.write_text(GOOD.replace("B^{4}_{i=0}", "B^{4}_{i= )0}"))
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{path}:5:11: error: unexpected ')' in loop header; expected one of: '0' (every loop starts at 0) [syntax]"
+    assert out[2] == "  " + " " * 10 + "^"

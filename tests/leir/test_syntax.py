@@ -136,6 +136,35 @@ def test_syntax_errors_name_line_column_and_expected(text, line, column, expects
     assert error.snippet.splitlines()[-1].index("^") == column + 1  # two spaces of indent
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "column", "expects"),
+    [
+        ("B^{2}_{tx= )0}[A^{f32,g}_{tx}=1;];", 1, 12, "'0'"),
+        ("[A^{f32,g}=1;];\n  B^{2}_{tx= )0}[A^{f32,g}_{tx}=1;];", 2, 14, "'0'"),
+        ("B^{2}_{tx=0}L^{x}_{a=0}[A^{f32,g}_{tx}=1;];", 1, 16, "the loop extent"),
+        ("B^{2}_{tx=0}[\n  L^{3}_{a=0 [A^{f32,g}_{tx}=1;];\n];", 2, 14, "'}'"),
+        ("B^{2}_{tx=0}L^{3}_{a=1}[A^{f32,g}_{tx}=1;];", 1, 22, "'0'"),
+        ("B^{2}_{tx=0}[A^{f32 g}_{tx}=1;];", 1, 21, "','"),
+    ],
+)
+def test_errors_inside_a_header_token_name_the_real_spot(text, line, column, expects):
+    """Loop headers and tensor heads are single tokens; their errors used to point at the token's start."""
+    with pytest.raises(LeirSyntaxError) as info:
+        parse_body(text)
+    error = info.value
+    assert (error.line, error.column) == (line, column), str(error)
+    assert any(expects in e for e in error.expected), error.expected
+    assert "loop header" in error.message or "tensor reference" in error.message
+    assert error.snippet.splitlines()[-1].index("^") == column + 1
+
+
+def test_a_header_error_in_a_file_counts_the_signature_lines():
+    text = "input A: f32[4]\noutput C: f32[4]\n---\nL^{4}_{a=0}[C^{f32,g}_{a}=A^{f32,g}_{a};];\nB^{2}_{tx= )0}[\n];\n"
+    with pytest.raises(LeirSyntaxError) as info:
+        load_program(text)
+    assert (info.value.line, info.value.column) == (5, 12)
+
+
 def test_semantic_token_errors():
     with pytest.raises(LeirSyntaxError, match="unknown dtype 'f33'"):
         parse_body("[A^{f33,g}=1;];")

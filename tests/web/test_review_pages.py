@@ -142,8 +142,12 @@ def test_editing_the_trace_posts_and_redirects(step, ann):
 def test_a_stale_trace_edit_shows_both_versions_and_keeping_theirs_files_the_draft(step, ann):
     bob = client_for("bob", Role.REVIEWER)
     bob.post(reverse("review-trace", args=[step.pk]), {"trace_text": "Bob's trace.", "version": 1})
-    conflict = ann.post(reverse("review-trace", args=[step.pk]), {"trace_text": "Ann's trace.", "version": 1})
-    assert conflict.status_code == 409
+    refused = ann.post(reverse("review-trace", args=[step.pk]), {"trace_text": "Ann's trace.", "version": 1})
+    # redirect-after-POST: a reload of the conflict screen is a GET, never the POST URL (405)
+    conflict_url = reverse("review-conflict", args=[step.pk, "trace_text"])
+    assert refused.status_code == 303 and refused["Location"] == conflict_url
+    conflict = ann.get(conflict_url)
+    assert conflict.status_code == 200
     html = conflict.content.decode()
     assert "Bob&#x27;s trace." in html and "Ann&#x27;s trace." in html and "now at version 2" in html
     assert 'name="version" value="2"' in html  # saving "mine" from here is based on their version
@@ -152,6 +156,7 @@ def test_a_stale_trace_edit_shows_both_versions_and_keeping_theirs_files_the_dra
     kept = ann.post(reverse("review-discard", args=[step.pk]), {"field": "trace_text", "draft": "Ann's trace."})
     assert kept.status_code == 302
     assert AuditEvent.objects.filter(step=step, field="discarded_draft:trace_text", old="Ann's trace.").exists()
+    assert ann.get(conflict_url).status_code == 302  # resolved: the draft is no longer waiting
     assert ann.post(reverse("review-discard", args=[step.pk]), {"field": "version", "draft": "x"}).status_code == 400
 
 
@@ -167,16 +172,22 @@ def test_the_live_check_answers_a_fragment_with_line_column_and_caret(step, ann)
 
 def test_the_check_button_without_javascript_renders_the_whole_page_with_the_problems(step, ann):
     text = "B^{4}_{tx=0}[\n  G^{f32,g}_{tx} = Q^{f32,g}_{tx};\n];\n"
-    page = ann.post(reverse("review-leir-check", args=[step.pk]), {"leir_text": text})
+    posted = ann.post(reverse("review-leir-check", args=[step.pk]), {"leir_text": text, "version": 1})
+    assert posted.status_code == 303 and "?draft=after_leir" in posted["Location"]
+    page = ann.get(posted["Location"])
     html = page.content.decode()
     assert "<html" in html and "problem" in html and "Q^{f32,g}_{tx}" in html
 
 
 def test_saving_invalid_leir_is_refused_with_the_problems_and_the_text_kept(step, ann):
     text = pretty_after(step).replace("];", "]", 1)
-    page = ann.post(reverse("review-leir", args=[step.pk]), {"leir_text": text, "version": 1})
-    assert page.status_code == 400
-    assert "column" in page.content.decode()
+    posted = ann.post(reverse("review-leir", args=[step.pk]), {"leir_text": text, "version": 1})
+    assert posted.status_code == 303
+    page = ann.get(posted["Location"])
+    html = page.content.decode()
+    assert page.status_code == 200 and "Not saved" in html and "column" in html
+    assert f">{text}</textarea>" in html  # the text is kept, and a reload shows it again
+    assert f">{text}</textarea>" in ann.get(posted["Location"]).content.decode()
     step.refresh_from_db()
     assert step.version == 1
 
@@ -218,6 +229,43 @@ def test_history_panel_lists_the_changes(step, ann):
     assert "History" in html and "trace_text" in html and "Edited." in html
 
 
+def _history(html: str) -> str:
+    return html[html.index('id="history-title"'):]
+
+
+def test_history_shows_a_compact_escaped_diff_of_a_trace_edit_not_two_copies(step, ann):
+    filler = " ".join(f"Sentence {i} stays as it was." for i in range(40))
+    ann.post(reverse("review-trace", args=[step.pk]), {"trace_text": filler, "version": 1})
+    edited = filler.replace("Sentence 20 stays as it was.", "Sentence 20 now says <b>more</b>.")
+    ann.post(reverse("review-trace", args=[step.pk]), {"trace_text": edited, "version": 2})
+    history = _history(ann.get(reverse("step", args=[step.pk])).content.decode())
+    assert '<span class="diff-del">-Sentence 20 stays as it was.</span>' in history
+    assert '<span class="diff-add">+Sentence 20 now says &lt;b&gt;more&lt;/b&gt;.</span>' in history
+    assert "<b>more</b>" not in history
+    # one line of context either side of the changed sentence, not the 600-character copies
+    assert '<span class="diff-same"> Sentence 19 stays as it was.</span>' in history
+    assert "Sentence 30 stays" not in history.split("diff-hunk")[-1]
+
+
+def test_history_diffs_a_leir_edit_line_by_line_in_the_pretty_form(step, ann, django_capture_on_commit_callbacks):
+    original = pretty_after(step)
+    edited = original.replace("L^{16}_{a=0}L^{64}_{c=0}[\n  H", "U^{16}_{a=0}L^{64}_{c=0}[\n  H", 1)
+    with django_capture_on_commit_callbacks():
+        ann.post(reverse("review-leir", args=[step.pk]), {"leir_text": edited, "version": 1})
+    history = _history(ann.get(reverse("step", args=[step.pk])).content.decode())
+    removed = [old for old, new in zip(original.splitlines(), edited.splitlines(), strict=True) if old != new]
+    assert len(removed) == 1
+    assert f'<span class="diff-del">-{escape(removed[0])}</span>' in history
+    assert f'<span class="diff-add">+{escape(removed[0].replace("L^{16}", "U^{16}", 1))}</span>' in history
+    assert history.count('class="diff-add"') == 1  # only the changed line, not the program
+
+
+def escape(text: str) -> str:
+    from django.utils.html import escape as html_escape
+
+    return html_escape(text)
+
+
 def test_every_block_is_also_given_as_math_for_katex(step, ann):
     from django.utils.html import escape
 
@@ -240,8 +288,9 @@ def test_a_stale_leir_edit_shows_both_programs_and_saving_mine_from_there_works(
     url = reverse("review-leir", args=[step.pk])
     with django_capture_on_commit_callbacks():
         assert bob.post(url, {"leir_text": bobs, "version": 1}).status_code == 302
-    conflict = ann.post(url, {"leir_text": anns, "version": 1})
-    assert conflict.status_code == 409
+    refused = ann.post(url, {"leir_text": anns, "version": 1})
+    assert refused.status_code == 303
+    conflict = ann.get(refused["Location"])
     html = conflict.content.decode()
     assert "Edit conflict on the transformed LEIR" in html
     assert f'<pre class="code theirs" id="theirs">{bobs}' in html and f">{anns}</textarea>" in html
@@ -328,3 +377,47 @@ def test_block_labels_never_name_two_blocks_alike():
     assert len(labels) == len(set(labels)) == 3
     assert labels[0] == "1 of the after-state" and labels[1] == "1 → 2"
     assert block_label(3, None) == "4 of the before-state" and block_label(2, 2) == "3"
+
+
+def test_the_editor_names_the_spot_inside_a_broken_loop_header(step, ann):
+    text = pretty_after(step)
+    at = text.index("=0}", text.index("\n") + 1)  # a header on a later line
+    broken = text[:at] + "= )0}" + text[at + 3:]
+    line = broken.count("\n", 0, at) + 1
+    column = at - broken.rfind("\n", 0, at) + 2  # the ')' after "= "
+    fragment = ann.post(reverse("review-leir-check", args=[step.pk]), {"leir_text": broken}, **HTMX)
+    html = fragment.content.decode()
+    assert f"line {line}, column {column}" in html and "in loop header" in html
+    assert "every loop starts at 0" in html
+    assert "line 1, column 1" not in html
+
+
+def test_a_conflicting_leir_edit_redirects_to_a_get_page_with_the_message_the_draft_and_the_current_version(
+        step, ann, django_capture_on_commit_callbacks):
+    bob = client_for("bob", Role.REVIEWER)
+    original = pretty_after(step)
+    bobs = original.replace("L^{16}_{a=0}L^{64}_{c=0}[\n  H", "U^{16}_{a=0}L^{64}_{c=0}[\n  H", 1)
+    anns = original.replace("L^{16}_{a=0}L^{64}_{c=0}[\n  J", "U^{16}_{a=0}L^{64}_{c=0}[\n  J", 1)
+    url = reverse("review-leir", args=[step.pk])
+    with django_capture_on_commit_callbacks():
+        bob.post(url, {"leir_text": bobs, "version": 1})
+    refused = ann.post(url, {"leir_text": anns, "version": 1})
+    assert refused.status_code == 303
+    location = refused["Location"]
+    for _ in range(2):  # the first visit and a reload show the same
+        page = ann.get(location)
+        html = page.content.decode()
+        assert page.status_code == 200
+        assert "Someone changed this step" in html and "now at version 2" in html
+        assert f">{anns}</textarea>" in html and f'id="theirs">{bobs}' in html
+    assert bob.get(location).status_code == 302  # the draft is Ann's, kept in her session only
+    assert ann.get(reverse("review-conflict", args=[step.pk, "version"])).status_code == 400
+
+
+def test_a_refused_draft_keeps_the_version_it_was_written_against(step, ann):
+    text = pretty_after(step).replace("];", "]", 1)
+    posted = ann.post(reverse("review-leir", args=[step.pk]), {"leir_text": text, "version": 1})
+    ann.post(reverse("review-trace", args=[step.pk]), {"trace_text": "Moved on.", "version": 1})
+    html = ann.get(posted["Location"]).content.decode()
+    assert 'name="version" value="1"' in html  # saving the draft now is a conflict, not an overwrite
+    assert 'name="version" value="2"' in ann.get(reverse("step", args=[step.pk])).content.decode()

@@ -123,3 +123,43 @@ def test_a_failed_run_shows_its_error(client, workload):
     page = client.get(reverse("run", args=[run.pk])).content.decode()
     assert 'role="alert">ValueError: policy llm needs STEPTP_LLM_URL' in page
     assert "Nothing explored yet." in page
+
+
+def test_a_finished_run_links_its_best_program_and_run_files_with_their_content_types(client, workload):
+    from curation.services import tuning
+    from curation.services.workloads import source_state
+    from leir.program import load_program
+    from tuner.files import run_paths
+
+    run = _run(workload, RunStatus.DONE)
+    logged_in(client, "vera", Role.VIEWER)
+    assert client.get(reverse("run-best", args=[run.pk])).status_code == 404  # no best state yet
+    assert client.get(reverse("run-file", args=[run.pk, "records"])).status_code == 404  # not written
+    assert "Downloads:" not in client.get(reverse("run", args=[run.pk])).content.decode()
+
+    best = source_state(workload)
+    Trajectory.objects.filter(pk=run.pk).update(best_state=best)
+    paths = run_paths(tuning.run_path(run))
+    paths["records"].parent.mkdir(parents=True, exist_ok=True)
+    paths["records"].write_text('{"step_id": "s1"}\n{"step_id": "s3"}\n')
+    paths["summary"].write_text('{"best": {"speedup": 2.25}}\n')
+
+    page = client.get(reverse("run", args=[run.pk])).content.decode()
+    assert f'href="{reverse("run-best", args=[run.pk])}"' in page
+    assert f'href="{reverse("run-file", args=[run.pk, "records"])}"' in page
+    assert f'href="{reverse("run-file", args=[run.pk, "summary"])}"' in page
+    assert reverse("run-file", args=[run.pk, "transcript"]) not in page  # a rule policy keeps none
+
+    leir = client.get(reverse("run-best", args=[run.pk]))
+    assert leir["Content-Type"] == "text/plain; charset=utf-8"
+    assert f'filename="run-{run.pk}-best.leir"' in leir["Content-Disposition"]
+    program = load_program(leir.content.decode())  # a complete file: signature and body
+    assert program == best.as_program()
+
+    records = client.get(reverse("run-file", args=[run.pk, "records"]))
+    assert records["Content-Type"] == "application/x-ndjson"
+    assert b"".join(records.streaming_content) == paths["records"].read_bytes()
+    summary = client.get(reverse("run-file", args=[run.pk, "summary"]))
+    assert summary["Content-Type"] == "application/json" and f"run-{run.pk}.summary.json" in summary[
+        "Content-Disposition"]
+    assert client.get(reverse("run-file", args=[run.pk, "secrets"])).status_code == 404

@@ -101,3 +101,17 @@ def test_step_links_point_at_the_step_page(seeded, client):
     html = client.get("/steps/", {"strategy": "operator_fusion"}).content.decode()
     for name in ("fuse_1", "fuse_2"):
         assert f'href="/steps/{seeded.steps[name].pk}/"' in html
+
+
+def test_a_text_search_shows_an_escaped_excerpt_with_the_query_marked(seeded, client):
+    html = client.get("/steps/", {"q": "gelu consumer"}).content.decode()
+    row = html[html.index(f'<tr data-step="{seeded.steps["fuse_1"].pk}"'):]
+    row = row[:row.index("</tr>")]
+    assert 'class="match-snippet"' in row
+    assert "fusing the producer into the <mark>gelu</mark> <mark>consumer</mark> saves bytes" in row
+    Step.objects.filter(pk=seeded.steps["tile_c"].pk).update(
+        trace_text="Tiling keeps the <img src=x onerror=alert(1)> footprint contiguous")
+    html = client.get("/steps/", {"q": "footprint", "strategy": "loop_tiling"}).content.decode()
+    assert "&lt;img src=x onerror=alert(1)&gt; <mark>footprint</mark>" in html
+    assert "<img src=x" not in html
+    assert 'class="match-snippet"' not in client.get("/steps/", {"strategy": "loop_tiling"}).content.decode()
