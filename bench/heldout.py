@@ -19,11 +19,15 @@ Each ``DIR`` is one level (its name labels the totals). For every ``*.py`` file 
    exact retry: every size divided by the power of two they all share, keeping divisibility); when every
    shrunk attempt failed to *translate* (a model whose hard-coded widths need the full image),
    one more attempt keeps the constants as written and each input at its written size, batch of one.
+   A size written inside ``get_inputs()`` is found in the creating call also where the file wraps it
+   (``torch.rand(n, 1) > 0.5``, ``torch.rand(n, m) * scale``, ``(torch.rand(n, m) * s).softmax(-1)``).
 
 Files run at most ``--jobs`` (default 2) at a time in long-lived worker children (imports stay warm),
 each under ``--timeout`` seconds in all (past it the worker is killed and restarted). One line
-per file (translated, verified, outcome, the sizes used, error class and message), then totals per
-level and the failures grouped by family (error class + operator or first words of the message).
+per file (translated, verified, outcome, the sizes used and their class — ``shrunk``, ``full`` when
+nothing needed shrinking, ``full, batch 1`` for the last attempt —, error class and message), then
+totals per level with the verified files split by that class, the files verified at full size listed
+apart, and the failures grouped by family (error class + operator or first words of the message).
 The held-out files themselves stay outside the repository: public code is not ours to commit.
 """
 
@@ -218,6 +222,16 @@ def shrunk_input_shapes(source: str, limit: int) -> dict[int, tuple[int, ...]]:
     return shapes
 
 
+def size_class(row: dict[str, Any]) -> str:
+    """How big the attempt that decided ``row`` ran: ``shrunk``, ``full`` (every size as the file writes
+    it: nothing needed shrinking) or ``full, batch 1`` (the ``FULL_INPUTS`` attempt: constants as written,
+    each input at its written size with a batch of one). A pass at full size says more than a shrunk one
+    (long reductions, real tolerances), and a file that only passes there is not a shrinking success."""
+    if row.get("limit") == FULL_INPUTS:
+        return "full, batch 1" if row.get("input_shapes") else "full"
+    return "shrunk" if row.get("sets") or row.get("input_shapes") else "full"
+
+
 def _family(error_class: str, message: str) -> str:
     """A failure's family: the operator for unsupported operators, else the class + first words."""
     match = re.search(r"unsupported operator (\S+)", message)
@@ -362,6 +376,7 @@ def run_file(path: Path, timeout: float, worker: _Worker) -> dict[str, Any]:
         if row["verified"] or row.get("error_class") == "UnsupportedOperatorError":
             break
     row["attempts"] = attempts
+    row["size"] = size_class(row)
     row["file"] = path.name
     row["level"] = path.parent.name
     if not row["verified"]:
@@ -424,7 +439,7 @@ def _line(row: dict[str, Any]) -> str:
                      *(f"input{k}={v}" for k, v in shapes.items())]) or "(as written)"
     text = (f"{row['level']}/{row['file']}: translated={'yes' if row['translated'] else 'no'} "
             f"verified={'yes' if row['verified'] else 'no'} outcome={row.get('outcome')} "
-            f"[{sets}] {row.get('seconds', 0)}s")
+            f"[{sets}] size={row.get('size', size_class(row))} {row.get('seconds', 0)}s")
     if len(row.get("attempts", [])) > 1:  # a pass after a failed size is shown, not hidden
         names = {UNIFORM: "uniform", EXACT: "exact", FULL_INPUTS: "full"}
         text += " attempts: " + ", ".join(f"{names.get(a['limit'], a['limit'])}:{a['outcome']}"
@@ -436,8 +451,9 @@ def _line(row: dict[str, Any]) -> str:
 
 
 def summarise(rows: list[dict[str, Any]]) -> str:
-    """Totals per level, then failure families with their files."""
-    out = ["", "level      tried  translated  verified"]
+    """Totals per level (verified files split by the size they passed at), the files that passed only at
+    full size, then failure families with their files."""
+    out = ["", "level      tried  translated  verified          shrunk  full  full, batch 1"]
     by_level: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_level[row["level"]].append(row)
@@ -445,7 +461,14 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         tried, translated = len(items), sum(r["translated"] for r in items)
         verified = sum(r["verified"] for r in items)
         share = 100 * verified / tried
-        out.append(f"{level:<10} {tried:>5}  {translated:>10}  {verified:>8}  ({share:.0f} %)")
+        sizes = Counter(r.get("size", size_class(r)) for r in items if r["verified"])
+        out.append(f"{level:<10} {tried:>5}  {translated:>10}  {verified:>8}  ({share:3.0f} %)  "
+                   f"{sizes['shrunk']:>6}  {sizes['full']:>4}  {sizes['full, batch 1']:>13}")
+    full = [r for r in rows if r["verified"] and r.get("size", size_class(r)) != "shrunk"]
+    if full:
+        out.append("")
+        out.append("verified at full size (not shrunk):")
+        out.extend(f"  {r['level']}/{r['file']} ({r.get('size', size_class(r))})" for r in full)
     families = Counter(r["family"] for r in rows if not r["verified"])
     if families:
         out.append("")

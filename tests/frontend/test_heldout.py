@@ -136,3 +136,59 @@ def test_one_file_translates_and_verifies_against_pytorch(tmp_path):
     assert row["translated"] and row["verified"], row
     assert row["outcome"] == "pass"
     assert row["input_shapes"] == {0: (16, 16, 14, 12)}
+
+
+WRAPPED = '''import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, mask, x, p, sign):
+        return torch.logical_and(mask, x > 0).float() * p * sign
+
+
+def get_inputs():
+    scale = torch.rand(())
+    sign = torch.randint(0, 2, (256, 1)).float() * 2 - 1
+    return [torch.rand(256, 512, 1) > 0.5, 2 * torch.rand(1, 512, 96), (torch.rand(1, 512, 96) * scale).softmax(dim=-1),
+            sign.reshape(256, 1, 1)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_literal_sizes_wrapped_in_arithmetic_and_comparisons_shrink_too():
+    # public files wrap the creating call: a comparison for a mask, a scale, a softmax, a sign flip
+    assert heldout.shrunk_input_shapes(WRAPPED, 32) == {0: (32, 32, 1), 1: (1, 32, 24), 2: (1, 32, 24)}
+    # the sign's (256, 1) is not returned as created (a reshape of a name): left to the file
+    assert 3 not in heldout.shrunk_input_shapes(WRAPPED, 32)
+
+
+def test_report_lists_full_size_passes_apart_from_shrunk_ones():
+    rows = [
+        {"level": "level1", "file": "a.py", "translated": True, "verified": True, "limit": 32,
+         "sets": {"N": 32}, "input_shapes": {}},
+        {"level": "level1", "file": "b.py", "translated": True, "verified": True, "limit": 32,
+         "sets": {}, "input_shapes": {}},
+        {"level": "level1", "file": "c.py", "translated": True, "verified": True, "limit": heldout.FULL_INPUTS,
+         "sets": {}, "input_shapes": {0: (1, 3, 224, 224)}},
+        {"level": "level1", "file": "d.py", "translated": False, "verified": False, "limit": 32,
+         "sets": {"N": 32}, "input_shapes": {}, "family": "SourceError: x"},
+    ]
+    assert [heldout.size_class(r) for r in rows] == ["shrunk", "full", "full, batch 1", "shrunk"]
+    text = heldout.summarise(rows)
+    header, totals = text.splitlines()[1:3]
+    assert header.split()[-5:] == ["shrunk", "full", "full,", "batch", "1"]
+    assert totals.split() == ["level1", "4", "3", "3", "(", "75", "%)", "1", "1", "1"]
+    assert "verified at full size (not shrunk):\n  level1/b.py (full)\n  level1/c.py (full, batch 1)" in text
+    assert "level1/a.py" not in text.split("verified at full size")[1].split("failure families")[0]
+
+
+def test_wrapped_literal_sizes_run_through_the_real_path(tmp_path):
+    path = tmp_path / "masked_scale.py"
+    path.write_text(WRAPPED.replace(",\n            sign.reshape(256, 1, 1)]", "]").replace(", sign)", ")")
+                    .replace(" * sign\n", "\n"), encoding="utf-8")
+    row = heldout.run_one(path, 32, timeout=300)
+    assert row["input_shapes"] == {0: (32, 32, 1), 1: (1, 32, 24), 2: (1, 32, 24)}
+    assert row["translated"] and row["verified"], row
