@@ -132,10 +132,35 @@ def module_constants(source: str) -> dict[str, Any]:
     return env
 
 
+def _input_literals(source: str) -> list[int]:
+    """Sizes written as int literals in the creating calls of ``get_inputs()``'s entries
+    (``torch.rand(128, 8192)``): a file without module-level sizes has its sizes only there."""
+    from frontend.loading import _factory_call
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    func = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
+    if func is None:
+        return []
+    out = []
+    for node in ast.walk(func):
+        call = _factory_call(node) if isinstance(node, ast.Call) else None
+        if call is None or call is not node:
+            continue
+        sized = next((kw.value for kw in call.keywords if kw.arg == "size"), None)
+        sized = sized or next((a for a in call.args if isinstance(a, ast.Tuple | ast.List)), None)
+        nodes = sized.elts if sized is not None else call.args
+        out.extend(n.value for n in nodes if isinstance(n, ast.Constant) and type(n.value) is int)
+    return out
+
+
 def uniform_factor(source: str, target: int = 32) -> int:
-    """The power of two that brings the file's largest module-level size to at most ``target``."""
+    """The power of two that brings the file's largest size (module-level, or written in ``get_inputs()``)
+    to at most ``target``."""
     sizes = [v for value in module_constants(source).values()
-             for v in (value if isinstance(value, tuple | list) else (value,))]
+             for v in (value if isinstance(value, tuple | list) else (value,))] + _input_literals(source)
     biggest, factor = max(sizes, default=1), 1
     while biggest // factor > target:
         factor *= 2
@@ -147,6 +172,7 @@ def exact_factor(source: str) -> int:
     dividing by it is exact for every such size."""
     sizes = [v for value in module_constants(source).values()
              for v in (value if isinstance(value, tuple | list) else (value,)) if v >= LIMITS[EXACT]]
+    sizes += [v for v in _input_literals(source) if v >= LIMITS[EXACT]]
     cap, factor = uniform_factor(source), 1
     while factor < cap and all(v % (factor * 2) == 0 for v in sizes):
         factor *= 2
@@ -217,8 +243,8 @@ def shrunk_input_shapes(source: str, limit: int) -> dict[int, tuple[int, ...]]:
         if limit == FULL_INPUTS:
             if len(sizes) > 1 and sizes[0] > 1:
                 shapes[index] = (1, *sizes[1:])
-        else:
-            shapes[index] = tuple(shrink_int(v, limit, factor) for v in sizes)
+        elif (new := tuple(shrink_int(v, limit, factor) for v in sizes)) != tuple(sizes):
+            shapes[index] = new  # only real resizes: a row without any ran at the written sizes
     return shapes
 
 
@@ -232,6 +258,31 @@ def size_class(row: dict[str, Any]) -> str:
     return "shrunk" if row.get("sets") or row.get("input_shapes") else "full"
 
 
+def shrunk_index_bounds(source: str, limit: int) -> str:
+    """``source`` with the literal upper bounds of ``torch.randint(low, high, size)`` inside ``get_inputs()``
+    shrunk like sizes (``randint(0, 8192, (128, 4096))`` → ``randint(0, 32, ...)`` at 32): such a bound is
+    the size of the dimension the values index, which shrinks too, and an index left at 8191 makes the
+    traced ``gather`` fail. ``--input-shape`` rewrites sizes only, so this is a rewrite of the file's text.
+    The source as it was when there is nothing to change (or it does not parse)."""
+    if limit == FULL_INPUTS:
+        return source
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    func = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
+    factor, changed = _factor(source, limit), False
+    for node in ast.walk(func) if func is not None else ():
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "randint" and len(node.args) >= 3
+                and isinstance(node.args[1], ast.Constant) and type(node.args[1].value) is int):
+            new = shrink_int(node.args[1].value, limit, factor)
+            if new != node.args[1].value:
+                node.args[1] = ast.Constant(new)
+                changed = True
+    return ast.unparse(tree) + "\n" if changed else source
+
+
 def _family(error_class: str, message: str) -> str:
     """A failure's family: the operator for unsupported operators, else the class + first words."""
     match = re.search(r"unsupported operator (\S+)", message)
@@ -243,17 +294,31 @@ def _family(error_class: str, message: str) -> str:
 
 def run_one(path: Path, limit: int, timeout: float) -> dict[str, Any]:
     """Translate and verify ``path`` shrunk to ``limit`` (in this process)."""
+    source = path.read_text(encoding="utf-8")
+    sets = shrunk_sets(source, limit)
+    shapes = shrunk_input_shapes(source, limit)
+    row: dict[str, Any] = {"sets": sets, "input_shapes": shapes, "limit": limit, "translated": False,
+                           "verified": False}
+    rewritten = shrunk_index_bounds(source, limit)
+    if rewritten != source:  # the shrunk copy is translated and is the reference (outside the repo)
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            copy = Path(folder) / path.name
+            copy.write_text(rewritten, encoding="utf-8")
+            row["index_bounds_shrunk"] = True
+            return _translate_and_verify(copy, sets, shapes, timeout, row)
+    return _translate_and_verify(path, sets, shapes, timeout, row)
+
+
+def _translate_and_verify(path: Path, sets: dict[str, Any], shapes: dict[int, tuple[int, ...]],
+                          timeout: float, row: dict[str, Any]) -> dict[str, Any]:
     from frontend import translate_file
     from leir.errors import LeirError
     from steptp_cli.verifier_commands import source_dtype
     from verifier.reference import TorchSourceReference
     from verifier.verify import verify
 
-    source = path.read_text(encoding="utf-8")
-    sets = shrunk_sets(source, limit)
-    shapes = shrunk_input_shapes(source, limit)
-    row: dict[str, Any] = {"sets": sets, "input_shapes": shapes, "limit": limit, "translated": False,
-                           "verified": False}
     try:
         translation = translate_file(path, sets=sets, input_shapes=shapes)
     except LeirError as exc:

@@ -137,6 +137,11 @@ def parse_input_shape(text: str) -> tuple[int, tuple[int, ...]]:
 #: Names whose attribute calls create tensors (``torch.rand``, ``np.ones``); a call on any other name is a
 #: method of a variable.
 _FACTORY_MODULES = frozenset({"torch", "np", "numpy"})
+#: The calls that create a tensor of a given size; any other ``torch.f(x, ...)`` transforms its first
+#: argument.
+_FACTORIES = frozenset({"rand", "randn", "randint", "ones", "zeros", "full", "empty", "tensor", "as_tensor",
+                        "arange", "linspace", "logspace", "eye", "normal", "randperm", "rand_like",
+                        "randn_like", "randint_like", "ones_like", "zeros_like", "full_like", "empty_like"})
 
 
 def _factory_call(node: ast.expr) -> ast.Call | None:
@@ -153,6 +158,10 @@ def _factory_call(node: ast.expr) -> ast.Call | None:
             if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                     and func.value.id not in _FACTORY_MODULES):
                 return None  # sign.reshape(n, 1): a method of a variable, its sizes are not the input's
+            if (isinstance(func, ast.Attribute) and func.attr not in _FACTORIES and node.args
+                    and _holds_call(node.args[0])):
+                node = node.args[0]  # torch.abs(torch.rand(n, m)), torch.triu(...): the size is inside
+                continue
             return node
         if isinstance(node, ast.BinOp):
             node = node.left if _holds_call(node.left) else node.right

@@ -192,3 +192,47 @@ def test_wrapped_literal_sizes_run_through_the_real_path(tmp_path):
     row = heldout.run_one(path, 32, timeout=300)
     assert row["input_shapes"] == {0: (32, 32, 1), 1: (1, 32, 24), 2: (1, 32, 24)}
     assert row["translated"] and row["verified"], row
+
+
+INDEXED = '''import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x, idx, p):
+        return torch.gather(x, dim=1, index=idx) * p
+
+
+def get_inputs():
+    x = torch.rand(128, 8192)
+    idx = torch.randint(0, 8192, (128, 4096))
+    p = torch.abs(torch.rand(128, 4096)) + 1e-2
+    return [x, idx, p]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_sizes_written_only_in_get_inputs_set_the_retry_factors_and_index_bounds_follow():
+    # no module-level sizes: the uniform and exact factors come from the literal sizes
+    assert heldout.uniform_factor(INDEXED) == 256 and heldout.exact_factor(INDEXED) == 128
+    assert heldout.shrunk_input_shapes(INDEXED, heldout.UNIFORM) == {0: (1, 32), 1: (1, 16), 2: (1, 16)}
+    # torch.abs(torch.rand(...)) + 1e-2: the size inside the transforming call shrinks with the others
+    assert heldout.shrunk_input_shapes(INDEXED, 32) == {0: (32, 32), 1: (32, 32), 2: (32, 32)}
+    # randint's bound is the indexed dimension's size: it shrinks with it, or the traced gather fails
+    assert "torch.randint(0, 32, (128, 4096))" in heldout.shrunk_index_bounds(INDEXED, 32)
+    assert "torch.randint(0, 32, (128, 4096))" in heldout.shrunk_index_bounds(INDEXED, heldout.UNIFORM)
+    assert heldout.shrunk_index_bounds(INDEXED, heldout.FULL_INPUTS) == INDEXED
+    assert heldout.shrunk_index_bounds(WRAPPED, 32) == WRAPPED  # randint(0, 2, ...): nothing to shrink
+    # written sizes that need no shrinking are not an input shape (the row says "full", not "shrunk")
+    assert heldout.shrunk_input_shapes(INDEXED.replace("128", "16").replace("8192", "32")
+                                       .replace("4096", "16"), 32) == {}
+
+
+def test_indexed_file_runs_shrunk_through_the_real_path(tmp_path):
+    path = tmp_path / "gather_scale.py"
+    path.write_text(INDEXED, encoding="utf-8")
+    row = heldout.run_one(path, 32, timeout=300)
+    assert row["index_bounds_shrunk"] and row["input_shapes"] == {0: (32, 32), 1: (32, 32), 2: (32, 32)}
+    assert row["translated"] and row["verified"], row
