@@ -19,11 +19,15 @@ Each ``DIR`` is one level (its name labels the totals). For every ``*.py`` file 
    exact retry: every size divided by the power of two they all share, keeping divisibility); when every
    shrunk attempt failed to *translate* (a model whose hard-coded widths need the full image),
    one more attempt keeps the constants as written and each input at its written size, batch of one.
+   A size written inside ``get_inputs()`` is found in the creating call also where the file wraps it
+   (``torch.rand(n, 1) > 0.5``, ``torch.rand(n, m) * scale``, ``(torch.rand(n, m) * s).softmax(-1)``).
 
 Files run at most ``--jobs`` (default 2) at a time in long-lived worker children (imports stay warm),
 each under ``--timeout`` seconds in all (past it the worker is killed and restarted). One line
-per file (translated, verified, outcome, the sizes used, error class and message), then totals per
-level and the failures grouped by family (error class + operator or first words of the message).
+per file (translated, verified, outcome, the sizes used and their class — ``shrunk``, ``full`` when
+nothing needed shrinking, ``full, batch 1`` for the last attempt —, error class and message), then
+totals per level with the verified files split by that class, the files verified at full size listed
+apart, and the failures grouped by family (error class + operator or first words of the message).
 The held-out files themselves stay outside the repository: public code is not ours to commit.
 """
 
@@ -128,10 +132,35 @@ def module_constants(source: str) -> dict[str, Any]:
     return env
 
 
+def _input_literals(source: str) -> list[int]:
+    """Sizes written as int literals in the creating calls of ``get_inputs()``'s entries
+    (``torch.rand(128, 8192)``): a file without module-level sizes has its sizes only there."""
+    from frontend.loading import _factory_call
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    func = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
+    if func is None:
+        return []
+    out = []
+    for node in ast.walk(func):
+        call = _factory_call(node) if isinstance(node, ast.Call) else None
+        if call is None or call is not node:
+            continue
+        sized = next((kw.value for kw in call.keywords if kw.arg == "size"), None)
+        sized = sized or next((a for a in call.args if isinstance(a, ast.Tuple | ast.List)), None)
+        nodes = sized.elts if sized is not None else call.args
+        out.extend(n.value for n in nodes if isinstance(n, ast.Constant) and type(n.value) is int)
+    return out
+
+
 def uniform_factor(source: str, target: int = 32) -> int:
-    """The power of two that brings the file's largest module-level size to at most ``target``."""
+    """The power of two that brings the file's largest size (module-level, or written in ``get_inputs()``)
+    to at most ``target``."""
     sizes = [v for value in module_constants(source).values()
-             for v in (value if isinstance(value, tuple | list) else (value,))]
+             for v in (value if isinstance(value, tuple | list) else (value,))] + _input_literals(source)
     biggest, factor = max(sizes, default=1), 1
     while biggest // factor > target:
         factor *= 2
@@ -143,6 +172,7 @@ def exact_factor(source: str) -> int:
     dividing by it is exact for every such size."""
     sizes = [v for value in module_constants(source).values()
              for v in (value if isinstance(value, tuple | list) else (value,)) if v >= LIMITS[EXACT]]
+    sizes += [v for v in _input_literals(source) if v >= LIMITS[EXACT]]
     cap, factor = uniform_factor(source), 1
     while factor < cap and all(v % (factor * 2) == 0 for v in sizes):
         factor *= 2
@@ -213,9 +243,44 @@ def shrunk_input_shapes(source: str, limit: int) -> dict[int, tuple[int, ...]]:
         if limit == FULL_INPUTS:
             if len(sizes) > 1 and sizes[0] > 1:
                 shapes[index] = (1, *sizes[1:])
-        else:
-            shapes[index] = tuple(shrink_int(v, limit, factor) for v in sizes)
+        elif (new := tuple(shrink_int(v, limit, factor) for v in sizes)) != tuple(sizes):
+            shapes[index] = new  # only real resizes: a row without any ran at the written sizes
     return shapes
+
+
+def size_class(row: dict[str, Any]) -> str:
+    """How big the attempt that decided ``row`` ran: ``shrunk``, ``full`` (every size as the file writes
+    it: nothing needed shrinking) or ``full, batch 1`` (the ``FULL_INPUTS`` attempt: constants as written,
+    each input at its written size with a batch of one). A pass at full size says more than a shrunk one
+    (long reductions, real tolerances), and a file that only passes there is not a shrinking success."""
+    if row.get("limit") == FULL_INPUTS:
+        return "full, batch 1" if row.get("input_shapes") else "full"
+    return "shrunk" if row.get("sets") or row.get("input_shapes") else "full"
+
+
+def shrunk_index_bounds(source: str, limit: int) -> str:
+    """``source`` with the literal upper bounds of ``torch.randint(low, high, size)`` inside ``get_inputs()``
+    shrunk like sizes (``randint(0, 8192, (128, 4096))`` → ``randint(0, 32, ...)`` at 32): such a bound is
+    the size of the dimension the values index, which shrinks too, and an index left at 8191 makes the
+    traced ``gather`` fail. ``--input-shape`` rewrites sizes only, so this is a rewrite of the file's text.
+    The source as it was when there is nothing to change (or it does not parse)."""
+    if limit == FULL_INPUTS:
+        return source
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    func = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "get_inputs"), None)
+    factor, changed = _factor(source, limit), False
+    for node in ast.walk(func) if func is not None else ():
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "randint" and len(node.args) >= 3
+                and isinstance(node.args[1], ast.Constant) and type(node.args[1].value) is int):
+            new = shrink_int(node.args[1].value, limit, factor)
+            if new != node.args[1].value:
+                node.args[1] = ast.Constant(new)
+                changed = True
+    return ast.unparse(tree) + "\n" if changed else source
 
 
 def _family(error_class: str, message: str) -> str:
@@ -229,17 +294,31 @@ def _family(error_class: str, message: str) -> str:
 
 def run_one(path: Path, limit: int, timeout: float) -> dict[str, Any]:
     """Translate and verify ``path`` shrunk to ``limit`` (in this process)."""
+    source = path.read_text(encoding="utf-8")
+    sets = shrunk_sets(source, limit)
+    shapes = shrunk_input_shapes(source, limit)
+    row: dict[str, Any] = {"sets": sets, "input_shapes": shapes, "limit": limit, "translated": False,
+                           "verified": False}
+    rewritten = shrunk_index_bounds(source, limit)
+    if rewritten != source:  # the shrunk copy is translated and is the reference (outside the repo)
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            copy = Path(folder) / path.name
+            copy.write_text(rewritten, encoding="utf-8")
+            row["index_bounds_shrunk"] = True
+            return _translate_and_verify(copy, sets, shapes, timeout, row)
+    return _translate_and_verify(path, sets, shapes, timeout, row)
+
+
+def _translate_and_verify(path: Path, sets: dict[str, Any], shapes: dict[int, tuple[int, ...]],
+                          timeout: float, row: dict[str, Any]) -> dict[str, Any]:
     from frontend import translate_file
     from leir.errors import LeirError
     from steptp_cli.verifier_commands import source_dtype
     from verifier.reference import TorchSourceReference
     from verifier.verify import verify
 
-    source = path.read_text(encoding="utf-8")
-    sets = shrunk_sets(source, limit)
-    shapes = shrunk_input_shapes(source, limit)
-    row: dict[str, Any] = {"sets": sets, "input_shapes": shapes, "limit": limit, "translated": False,
-                           "verified": False}
     try:
         translation = translate_file(path, sets=sets, input_shapes=shapes)
     except LeirError as exc:
@@ -362,6 +441,7 @@ def run_file(path: Path, timeout: float, worker: _Worker) -> dict[str, Any]:
         if row["verified"] or row.get("error_class") == "UnsupportedOperatorError":
             break
     row["attempts"] = attempts
+    row["size"] = size_class(row)
     row["file"] = path.name
     row["level"] = path.parent.name
     if not row["verified"]:
@@ -424,7 +504,7 @@ def _line(row: dict[str, Any]) -> str:
                      *(f"input{k}={v}" for k, v in shapes.items())]) or "(as written)"
     text = (f"{row['level']}/{row['file']}: translated={'yes' if row['translated'] else 'no'} "
             f"verified={'yes' if row['verified'] else 'no'} outcome={row.get('outcome')} "
-            f"[{sets}] {row.get('seconds', 0)}s")
+            f"[{sets}] size={row.get('size', size_class(row))} {row.get('seconds', 0)}s")
     if len(row.get("attempts", [])) > 1:  # a pass after a failed size is shown, not hidden
         names = {UNIFORM: "uniform", EXACT: "exact", FULL_INPUTS: "full"}
         text += " attempts: " + ", ".join(f"{names.get(a['limit'], a['limit'])}:{a['outcome']}"
@@ -436,8 +516,9 @@ def _line(row: dict[str, Any]) -> str:
 
 
 def summarise(rows: list[dict[str, Any]]) -> str:
-    """Totals per level, then failure families with their files."""
-    out = ["", "level      tried  translated  verified"]
+    """Totals per level (verified files split by the size they passed at), the files that passed only at
+    full size, then failure families with their files."""
+    out = ["", "level      tried  translated  verified          shrunk  full  full, batch 1"]
     by_level: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
         by_level[row["level"]].append(row)
@@ -445,7 +526,14 @@ def summarise(rows: list[dict[str, Any]]) -> str:
         tried, translated = len(items), sum(r["translated"] for r in items)
         verified = sum(r["verified"] for r in items)
         share = 100 * verified / tried
-        out.append(f"{level:<10} {tried:>5}  {translated:>10}  {verified:>8}  ({share:.0f} %)")
+        sizes = Counter(r.get("size", size_class(r)) for r in items if r["verified"])
+        out.append(f"{level:<10} {tried:>5}  {translated:>10}  {verified:>8}  ({share:3.0f} %)  "
+                   f"{sizes['shrunk']:>6}  {sizes['full']:>4}  {sizes['full, batch 1']:>13}")
+    full = [r for r in rows if r["verified"] and r.get("size", size_class(r)) != "shrunk"]
+    if full:
+        out.append("")
+        out.append("verified at full size (not shrunk):")
+        out.extend(f"  {r['level']}/{r['file']} ({r.get('size', size_class(r))})" for r in full)
     families = Counter(r["family"] for r in rows if not r["verified"])
     if families:
         out.append("")

@@ -134,16 +134,47 @@ def parse_input_shape(text: str) -> tuple[int, tuple[int, ...]]:
     return position, shape
 
 
+#: Names whose attribute calls create tensors (``torch.rand``, ``np.ones``); a call on any other name is a
+#: method of a variable.
+_FACTORY_MODULES = frozenset({"torch", "np", "numpy"})
+#: The calls that create a tensor of a given size; any other ``torch.f(x, ...)`` transforms its first
+#: argument.
+_FACTORIES = frozenset({"rand", "randn", "randint", "ones", "zeros", "full", "empty", "tensor", "as_tensor",
+                        "arange", "linspace", "logspace", "eye", "normal", "randperm", "rand_like",
+                        "randn_like", "randint_like", "ones_like", "zeros_like", "full_like", "empty_like"})
+
+
 def _factory_call(node: ast.expr) -> ast.Call | None:
     """The creating call of an input expression: ``torch.randn(...)`` also inside ``.cuda()``/``.to(..)``
-    /``.float()`` chains."""
-    while isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
-            node = func.value  # x.cuda(), x.to(device), x.float(): the size is in the inner call
-            continue
-        return node
-    return None
+    /``.float()`` chains and inside the arithmetic and comparisons public files wrap it in —
+    ``torch.rand(n, 1) > 0.5``, ``torch.rand(n, m) * scale``, ``(torch.rand(n, m) * s).softmax(dim=-1)``,
+    ``torch.randint(0, 2, (n,)).float() * 2 - 1`` (the first operand that holds a call)."""
+    while True:
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name | ast.Attribute)):
+                node = func.value  # x.cuda(), x.to(device), (x * s).softmax(-1): the size is inside
+                continue
+            if (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                    and func.value.id not in _FACTORY_MODULES):
+                return None  # sign.reshape(n, 1): a method of a variable, its sizes are not the input's
+            if (isinstance(func, ast.Attribute) and func.attr not in _FACTORIES and node.args
+                    and _holds_call(node.args[0])):
+                node = node.args[0]  # torch.abs(torch.rand(n, m)), torch.triu(...): the size is inside
+                continue
+            return node
+        if isinstance(node, ast.BinOp):
+            node = node.left if _holds_call(node.left) else node.right
+        elif isinstance(node, ast.Compare):
+            node = node.left if _holds_call(node.left) else node.comparators[0]
+        elif isinstance(node, ast.UnaryOp):
+            node = node.operand
+        else:
+            return None
+
+
+def _holds_call(node: ast.expr) -> bool:
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
 
 
 def _resize_call(call: ast.Call, shape: tuple[int, ...]) -> None:

@@ -19,6 +19,8 @@ program through. Integer and bool outputs must be exactly equal.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -96,31 +98,114 @@ def _as_float64(array: np.ndarray) -> np.ndarray:
     return np.asarray(array).astype(np.float64)
 
 
-def scaled_allowance(dtype: str, expected: np.ndarray, errors: list[np.ndarray]) -> np.ndarray:
-    """Per-element allowance of the ``scaled`` method from the error bounds of the two computations.
+#: Elements compared per chunk: every temporary of the comparison is one chunk long (2 MiB in float64),
+#: so comparing a 64M-element output costs a few MiB beyond the arrays compared, not ten copies of it.
+CHUNK = 1 << 18
+
+
+def _flat(array: np.ndarray) -> np.ndarray:
+    """A flat view of ``array`` where it is contiguous (no copy), else its ``flat`` iterator's array."""
+    return array.reshape(-1) if array.flags.c_contiguous else array
+
+
+def _chunk(array: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Elements ``start:stop`` of ``array`` in row-major order, copying only those (broadcast views too)."""
+    if array.ndim == 1:
+        return array[start:stop]
+    return np.asarray(array.flat[start:stop])
+
+
+def _broadcast(value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` as float64 broadcast to ``shape`` (a view: a scalar or a row stays that small)."""
+    return _flat(np.broadcast_to(np.asarray(value, dtype=np.float64), shape))
+
+
+@dataclass
+class ScaledAllowance:
+    """The ``scaled`` allowance of one output, computed a chunk at a time when ``compare`` asks for it.
 
     ``errors`` are absolute error bounds (``verifier.error_bound``) of the program under test and of the
     computation of the reference, broadcast to ``expected``'s shape; an infinite bound allows anything
-    at that element (the program's error there could not be bounded).
+    at that element (the program's error there could not be bounded). Never materialised by ``compare``:
+    a 64M-element output's allowance would be another 512 MiB of float64.
     """
-    u = _unit(dtype)
-    e = np.abs(_as_float64(expected))
-    size = np.where(np.isfinite(e), e, 0.0)
-    tiny = float(np.finfo(np.float16 if dtype == "f16" else np.float32 if dtype in ("f32", "bf16")
-                          else np.float64).tiny)
-    total = np.zeros(e.shape)
-    for err in errors:
-        total = total + np.broadcast_to(np.asarray(err, dtype=np.float64), e.shape)
-    return SAFETY * total + FLOOR_ULPS * u * (size + tiny)
+
+    dtype: str
+    expected: np.ndarray
+    errors: list[np.ndarray]
+
+    def chunk(self, start: int, stop: int) -> np.ndarray:
+        """The allowance of flat elements ``start:stop``."""
+        u = _unit(self.dtype)
+        tiny = float(np.finfo(np.float16 if self.dtype == "f16"
+                              else np.float32 if self.dtype in ("f32", "bf16") else np.float64).tiny)
+        e = np.abs(_as_float64(_chunk(_flat(np.asarray(self.expected)), start, stop)))
+        size = np.where(np.isfinite(e), e, 0.0)
+        total = np.zeros(e.shape)
+        for err in self.errors:
+            total = total + _chunk(_broadcast(err, np.shape(self.expected)), start, stop)
+        return SAFETY * total + FLOOR_ULPS * u * (size + tiny)
+
+    def array(self) -> np.ndarray:
+        """The whole allowance, shaped like ``expected``."""
+        out = np.empty(np.shape(self.expected))
+        flat = out.reshape(-1)
+        for start in range(0, flat.size, CHUNK):
+            stop = min(start + CHUNK, flat.size)
+            flat[start:stop] = self.chunk(start, stop)
+        return out
+
+
+def scaled_allowance(dtype: str, expected: np.ndarray, errors: list[np.ndarray]) -> np.ndarray:
+    """Per-element allowance of the ``scaled`` method from the error bounds of the two computations, as
+    an array (``ScaledAllowance`` is the same, chunk by chunk)."""
+    return ScaledAllowance(dtype, np.asarray(expected), list(errors)).array()
+
+
+@dataclass
+class _Tally:
+    """What ``compare`` keeps of the chunks it has seen: sums, maxima and the worst element so far."""
+
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    mismatches: int = 0
+    nonfinite: int = 0
+    loose: int = 0
+    first_bad: int | None = None
+    #: worst ratio so far, where (flat index), its error and its allowance; a NaN ratio wins, like argmax
+    worst_ratio: float = -1.0
+    worst: int | None = None
+    error_at_worst: float = 0.0
+    bound_at_worst: float = 0.0
+
+    def add(self, start: int, diff: np.ndarray, rel: np.ndarray, bad: np.ndarray, nonfinite_bad: np.ndarray,
+            allowed: np.ndarray) -> None:
+        self.max_abs = max(self.max_abs, float(diff.max()))
+        self.max_rel = max(self.max_rel, float(rel.max()))
+        count, nonfinite = int(np.count_nonzero(bad)), int(np.count_nonzero(nonfinite_bad))
+        if self.first_bad is None and (count or nonfinite):
+            self.first_bad = start + int(np.flatnonzero(bad | nonfinite_bad)[0])
+        self.mismatches += count
+        self.nonfinite += nonfinite
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(diff == 0.0, 0.0, diff / allowed)
+        at = int(np.argmax(ratio))
+        value = float(ratio[at])
+        if self.worst is None or (not math.isnan(self.worst_ratio)
+                                  and (math.isnan(value) or value > self.worst_ratio)):
+            self.worst_ratio, self.worst = value, start + at
+            self.error_at_worst, self.bound_at_worst = float(diff[at]), float(allowed[at])
 
 
 def compare(actual: np.ndarray, expected: np.ndarray, dtype: str, *,
-            allowance: np.ndarray | None = None, magnitude: np.ndarray | None = None) -> Comparison:
+            allowance: np.ndarray | ScaledAllowance | None = None,
+            magnitude: np.ndarray | None = None) -> Comparison:
     """Compare one output with its reference.
 
     Without ``allowance`` the ``fixed`` tolerance of the output's dtype applies; with it (an array of
-    absolute allowances shaped like ``expected``, see ``scaled_allowance``) the ``scaled`` method does.
-    ``magnitude`` (``Σ|terms|`` per element) only feeds the report of the worst element.
+    absolute allowances shaped like ``expected``, or a ``ScaledAllowance``) the ``scaled`` method does.
+    ``magnitude`` (``Σ|terms|`` per element) only feeds the report of the worst element. The elements
+    are compared ``CHUNK`` at a time (the result is the same as in one pass, to the byte).
     """
     rtol, atol = tolerance(dtype)
     actual = np.asarray(actual)
@@ -132,14 +217,40 @@ def compare(actual: np.ndarray, expected: np.ndarray, dtype: str, *,
     size = int(expected.size)
     if size == 0:
         return Comparison(True, dtype, rtol, atol, 0.0, 0.0, 0, 0, 0, method=method)
+    flat_a, flat_e = _flat(actual), _flat(expected)
+    flat_allow = (None if allowance is None or isinstance(allowance, ScaledAllowance)
+                  else _broadcast(allowance, expected.shape))
+    tally = _Tally()
+    for start in range(0, size, CHUNK):
+        stop = min(start + CHUNK, size)
+        a_part, e_part = _chunk(flat_a, start, stop), _chunk(flat_e, start, stop)
+        if dtype in EXACT_DTYPES:
+            _exact_chunk(tally, start, a_part, e_part, dtype)
+        else:
+            allow_part = (allowance.chunk(start, stop) if isinstance(allowance, ScaledAllowance)
+                          else None if flat_allow is None else _chunk(flat_allow, start, stop))
+            _float_chunk(tally, start, a_part, e_part, dtype, allow_part)
     if dtype in EXACT_DTYPES:
-        a = actual.astype(np.int64 if dtype != "u64" else np.uint64)
-        e = expected.astype(a.dtype)
-        bad = a != e
-        diff = np.abs(a.astype(np.float64) - e.astype(np.float64))
-        rel = diff / np.maximum(np.abs(e.astype(np.float64)), 1.0)
-        return _finish(dtype, rtol, atol, diff, rel, bad, np.zeros_like(bad), size, method,
-                       np.zeros(diff.shape), None, 0.0)
+        return _finish(dtype, rtol, atol, tally, size, method, None, 0.0)
+    if allowance is not None:
+        rtol, atol = FLOOR_ULPS * _unit(dtype), 0.0
+    result = _finish(dtype, rtol, atol, tally, size, method, magnitude, _unit(dtype))
+    result.loose_elements = tally.loose
+    return result
+
+
+def _exact_chunk(tally: _Tally, start: int, actual: np.ndarray, expected: np.ndarray, dtype: str) -> None:
+    a = actual.astype(np.int64 if dtype != "u64" else np.uint64)
+    e = expected.astype(a.dtype)
+    bad = a != e
+    diff = np.abs(a.astype(np.float64) - e.astype(np.float64))
+    rel = diff / np.maximum(np.abs(e.astype(np.float64)), 1.0)
+    tally.add(start, diff, rel, bad, np.zeros_like(bad), np.zeros(diff.shape))
+
+
+def _float_chunk(tally: _Tally, start: int, actual: np.ndarray, expected: np.ndarray, dtype: str,
+                 allowance: np.ndarray | None) -> None:
+    rtol, atol = tolerance(dtype)
     a = _as_float64(actual)
     e = _as_float64(expected)
     fin_a, fin_e = np.isfinite(a), np.isfinite(e)
@@ -153,17 +264,13 @@ def compare(actual: np.ndarray, expected: np.ndarray, dtype: str, *,
         rel = np.where(diff == 0.0, 0.0, diff / np.maximum(np.abs(e_fin), np.finfo(np.float64).tiny))
     if allowance is None:
         allowed = atol + rtol * np.abs(e_fin)
-        rtol_used, atol_used = rtol, atol
     else:
-        allowed = np.where(both, np.broadcast_to(np.asarray(allowance, dtype=np.float64), e.shape), 0.0)
+        allowed = np.where(both, allowance, 0.0)
         allowed = np.where(np.isnan(allowed), np.inf, allowed)
-        rtol_used, atol_used = FLOOR_ULPS * _unit(dtype), 0.0
     bad = both & (diff > allowed)
-    result = _finish(dtype, rtol_used, atol_used, diff, rel, bad, nonfinite_bad, size, method, allowed,
-                     magnitude, _unit(dtype))
+    tally.add(start, diff, rel, bad, nonfinite_bad, allowed)
     size_e = np.abs(e_fin)
-    result.loose_elements = int(np.count_nonzero(both & (size_e > 0) & (allowed >= size_e)))
-    return result
+    tally.loose += int(np.count_nonzero(both & (size_e > 0) & (allowed >= size_e)))
 
 
 def _unit(dtype: str) -> float:
@@ -172,40 +279,30 @@ def _unit(dtype: str) -> float:
     return unit_roundoff(dtype)
 
 
-def _finish(dtype: str, rtol: float, atol: float, diff: np.ndarray, rel: np.ndarray, bad: np.ndarray,
-            nonfinite_bad: np.ndarray, size: int, method: str, allowed: np.ndarray,
+def _finish(dtype: str, rtol: float, atol: float, tally: _Tally, size: int, method: str,
             magnitude: np.ndarray | None, unit: float) -> Comparison:
-    mismatches = int(np.count_nonzero(bad))
-    nonfinite = int(np.count_nonzero(nonfinite_bad))
-    any_bad = bad | nonfinite_bad
-    first = int(np.flatnonzero(any_bad)[0]) if (mismatches or nonfinite) else None
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(diff == 0.0, 0.0, diff / allowed)
-    worst = int(np.argmax(ratio)) if ratio.size else None
-    flat_allowed = np.asarray(allowed).reshape(-1)
+    worst = tally.worst
     count = magnitude_at = None
     if worst is not None and magnitude is not None:
         magnitude_at = float(np.asarray(magnitude).reshape(-1)[worst])
         if magnitude_at > 0 and unit > 0:
             # the error budget expressed as roundings of the worst element's magnitude
-            count = float(flat_allowed[worst] / (SAFETY * unit * magnitude_at))
+            count = float(tally.bound_at_worst / (SAFETY * unit * magnitude_at))
     return Comparison(
-        ok=mismatches == 0 and nonfinite == 0,
+        ok=tally.mismatches == 0 and tally.nonfinite == 0,
         dtype=dtype, rtol=rtol, atol=atol,
-        max_abs_error=float(diff.max()) if diff.size else 0.0,
-        max_rel_error=float(rel.max()) if rel.size else 0.0,
-        mismatches=mismatches, nonfinite_mismatches=nonfinite, size=size, first_bad_index=first,
-        method=method,
-        error_ratio=float(ratio.reshape(-1)[worst]) if worst is not None else 0.0,
-        worst_index=worst,
-        error_at_worst=float(diff.reshape(-1)[worst]) if worst is not None else 0.0,
-        bound_at_worst=float(flat_allowed[worst]) if worst is not None else 0.0,
+        max_abs_error=tally.max_abs, max_rel_error=tally.max_rel,
+        mismatches=tally.mismatches, nonfinite_mismatches=tally.nonfinite, size=size,
+        first_bad_index=tally.first_bad, method=method,
+        error_ratio=tally.worst_ratio if worst is not None else 0.0,
+        worst_index=worst, error_at_worst=tally.error_at_worst, bound_at_worst=tally.bound_at_worst,
         count_at_worst=count, magnitude_at_worst=magnitude_at,
     )
 
 
 def compare_outputs(actual: dict[str, np.ndarray], expected: dict[str, np.ndarray],
-                    dtypes: dict[str, str], *, allowances: dict[str, np.ndarray] | None = None,
+                    dtypes: dict[str, str], *,
+                    allowances: Mapping[str, np.ndarray | ScaledAllowance] | None = None,
                     magnitudes: dict[str, np.ndarray] | None = None) -> dict[str, Comparison]:
     """Compare every output named in ``dtypes``; a missing output is a failed comparison.
 

@@ -77,8 +77,8 @@ from leir.interpreter import (
 from leir.rewrite import statement_at
 from leir.semantics import ProgramInfo
 
-__all__ = ["UNIT_ROUNDOFF", "LIBRARY_ULPS", "UNDERFLOW", "ProgramBound", "OutputBound", "program_bound",
-           "unit_roundoff"]
+__all__ = ["UNIT_ROUNDOFF", "LIBRARY_ULPS", "UNDERFLOW", "ProgramBound", "OutputBound", "bound_bytes",
+           "kernel_bytes", "program_bound", "unit_roundoff"]
 
 #: Unit roundoff ``u`` (half an ulp of 1) of each float dtype: a correctly rounded operation's relative error.
 UNIT_ROUNDOFF: dict[str, float] = {"f16": 2.0**-11, "bf16": 2.0**-8, "f32": 2.0**-24, "f64": 2.0**-53}
@@ -94,6 +94,45 @@ UNDERFLOW: dict[str, float] = {"f16": 2.0**-25, "bf16": 2.0**-134, "f32": 2.0**-
 _SQRT_PI_HALF_INV = 2.0 / math.sqrt(math.pi)  # largest slope of erf
 _MANTISSA_BITS = {"f16": 11, "bf16": 8, "f32": 24, "f64": 53}
 _UNDERFLOW_BY_UNIT = {UNIT_ROUNDOFF[d]: eta for d, eta in UNDERFLOW.items()}
+
+
+#: Bytes the evaluation holds per element of a float tensor: its value in float64 and the two float64
+#: shadows ``M`` and ``E``. Integer and bool tensors are held in their own dtype (their arithmetic is exact).
+FLOAT_ELEMENT_BYTES = 24
+
+
+def kernel_bytes(program: Program, info: ProgramInfo | None = None) -> int:
+    """Bytes of the program's own tensors in their dtypes: the buffers its kernel reads and writes."""
+    info = info or require_valid(program)
+    return sum(math.prod(t.shape) * cast_to(np.zeros(1), t.dtype).dtype.itemsize
+               for t in info.tensors.values())
+
+
+def bound_bytes(program: Program, info: ProgramInfo | None = None) -> int:
+    """Bytes ``program_bound`` holds for the program's tensors (without the batch of lanes it evaluates at
+    once, ``leir.interpreter.MAX_LANES`` iterations): 24 per float element, the dtype's size otherwise —
+    a fixed multiple of ``kernel_bytes`` (6× for f32, 12× for f16 and bf16, 3× for f64, 1× for the rest)."""
+    info = info or require_valid(program)
+    return sum(math.prod(t.shape) * (FLOAT_ELEMENT_BYTES if is_float(t.dtype)
+                                     else cast_to(np.zeros(1), t.dtype).dtype.itemsize)
+               for t in info.tensors.values())
+
+
+def _require_memory(program: Program, info: ProgramInfo) -> None:
+    """Refuse at once, naming the size, a bound whose tensors cannot fit in what the sandbox has left.
+
+    Without this the evaluation allocates until one array fails, and the ``MemoryError`` names that
+    array, not what the whole bound needed.
+    """
+    from verifier.sandbox import memory_left
+
+    left = memory_left()
+    need = bound_bytes(program, info)
+    if left is not None and need > left:
+        raise MemoryError(f"the error bound needs {need / 2**20:,.0f} MiB for its tensors (float64 value, "
+                          f"magnitude and error per float element; the kernel's own buffers are "
+                          f"{kernel_bytes(program, info) / 2**20:,.0f} MiB) and the job has "
+                          f"{max(left, 0) / 2**20:,.0f} MiB left")
 
 
 def unit_roundoff(dtype: str) -> float:
@@ -171,8 +210,9 @@ class _BoundMachine(_Machine):
         for path, _st in self.reductions.get(b_index, ()):
             name = statement_at(self.program.body, path).target.name
             if name in self.mags:
-                init = self.store[name]
-                self.mags[name][...] = np.where(np.isfinite(init), np.abs(init), 0.0)
+                init, mag = self.store[name], self.mags[name]
+                np.abs(init, out=mag)  # in place: no tensor-sized float64 temporaries
+                mag[~np.isfinite(init)] = 0.0
                 self.errs[name][...] = 0.0
 
     # -- statements ---------------------------------------------------------------------------------
@@ -199,9 +239,10 @@ class _BoundMachine(_Machine):
             (np.maximum if comb == "max" else np.minimum).at(flat_v, lin, v)
             np.maximum.at(flat_m, lin, m)
             np.maximum.at(flat_e, lin, e)
-        _, cleaned_m, cleaned_e = _clean(flat_v, flat_m, flat_e)
-        flat_m[...] = cleaned_m
-        flat_e[...] = cleaned_e
+        # only the elements this batch updated can have changed (the rest were clean already): cleaning
+        # the whole tensor after every batch cost five tensor-sized temporaries and O(tensor) time each
+        touched = np.unique(lin)
+        _, flat_m[touched], flat_e[touched] = _clean(flat_v[touched], flat_m[touched], flat_e[touched])
 
     def _store(self, name: str, idx: tuple[np.ndarray, ...], triple: Triple) -> None:
         v, m, e = triple
@@ -401,9 +442,12 @@ def program_bound(program: Program, inputs: Mapping[str, np.ndarray], *,
     """Evaluate ``program`` in float64 on ``inputs`` and bound the rounding error of each float output.
 
     ``inputs`` hold every input, param and const (as ``leir.interpreter.run`` takes them). Raises
-    ``InterpreterError`` when the program cannot be evaluated here (too large, a gather out of range).
+    ``InterpreterError`` when the program cannot be evaluated here (too large, a gather out of range), and
+    ``MemoryError`` naming the size needed when its tensors (``bound_bytes``) cannot fit in the memory
+    the sandbox job has left.
     """
     info = info or require_valid(program)
+    _require_memory(program, info)
     store: dict[str, np.ndarray] = {}
     mags: dict[str, np.ndarray] = {}
     errs: dict[str, np.ndarray] = {}
@@ -418,10 +462,13 @@ def program_bound(program: Program, inputs: Mapping[str, np.ndarray], *,
                                    f"declares {tuple(decl.shape)}")
         stored = np.ascontiguousarray(cast_to(value, decl.dtype))
         if is_float(decl.dtype):
-            stored = stored.astype(np.float64)
-            mags[decl.name] = np.where(np.isfinite(stored), np.abs(stored), 0.0)
+            stored = stored.astype(np.float64)  # a new array: the caller's stays untouched
+            mags[decl.name] = np.abs(stored)
+            mags[decl.name][~np.isfinite(stored)] = 0.0
             errs[decl.name] = np.zeros(stored.shape)
-        store[decl.name] = stored.copy()
+            store[decl.name] = stored
+        else:
+            store[decl.name] = stored.copy()
     for name, tinfo in info.tensors.items():
         if name in store:
             continue

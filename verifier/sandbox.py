@@ -115,6 +115,18 @@ def _address_space_bytes() -> int:
     return 0
 
 
+def memory_left() -> int | None:
+    """Bytes this process may still map under its address-space limit (``None``: no limit set).
+
+    Inside a sandbox job that is what remains of the job's memory budget, so a computation that knows
+    its size can refuse up front and say how much it needed.
+    """
+    soft, _hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return None
+    return soft - _address_space_bytes()
+
+
 def _is_memory_error(exc: BaseException, text: str) -> bool:
     return isinstance(exc, MemoryError) or bool(_MEMORY_PATTERNS.search(text))
 

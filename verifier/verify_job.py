@@ -22,7 +22,7 @@ import numpy as np
 from leir.ast import Program
 from verifier import cpu_share
 from verifier import reuse as reuse_mod
-from verifier.compare import Comparison, compare_outputs, outputs_bitwise_equal, scaled_allowance
+from verifier.compare import Comparison, ScaledAllowance, compare_outputs, outputs_bitwise_equal
 from verifier.errors import VerifierError
 from verifier.inputs import fresh_seed, make_inputs
 from verifier.reference import (
@@ -193,7 +193,7 @@ def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np
             notes.append(text)
 
     dtypes = _output_dtypes(program)
-    allowances: dict[str, np.ndarray] = {}
+    allowances: dict[str, ScaledAllowance] = {}
     magnitudes: dict[str, np.ndarray] = {}
     programs = [program] + ([trusted] if program_hash(trusted) != program_hash(program) else [])
     sizes = [iteration_count(p) for p in programs]
@@ -205,6 +205,8 @@ def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np
     else:
         try:
             bounds = [(bound or (lambda q, a: program_bound(q, a).outputs))(p, arrays) for p in programs]
+        except MemoryError:
+            raise  # the sandbox reports memory_limit, with the size the bound needed
         except Exception as exc:
             note(f"error bound not evaluated ({error_text(exc)}); fixed per-dtype tolerance used")
             bounds = []
@@ -212,8 +214,9 @@ def bounded_compare(program: Program, trusted: Program, outputs: Mapping[str, np
             own, other = bounds[0], bounds[-1]
             for name, dtype in dtypes.items():
                 if name in own and name in other and name in expected:
-                    allowances[name] = scaled_allowance(dtype, expected[name],
-                                                        [own[name].error, other[name].error])
+                    # computed a chunk at a time inside the comparison, never as a whole array
+                    allowances[name] = ScaledAllowance(dtype, np.asarray(expected[name]),
+                                                       [own[name].error, other[name].error])
                     magnitudes[name] = own[name].magnitude
     return compare_outputs(dict(outputs), dict(expected), dtypes, allowances=allowances,
                            magnitudes=magnitudes)

@@ -136,3 +136,103 @@ def test_one_file_translates_and_verifies_against_pytorch(tmp_path):
     assert row["translated"] and row["verified"], row
     assert row["outcome"] == "pass"
     assert row["input_shapes"] == {0: (16, 16, 14, 12)}
+
+
+WRAPPED = '''import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, mask, x, p, sign):
+        return torch.logical_and(mask, x > 0).float() * p * sign
+
+
+def get_inputs():
+    scale = torch.rand(())
+    sign = torch.randint(0, 2, (256, 1)).float() * 2 - 1
+    return [torch.rand(256, 512, 1) > 0.5, 2 * torch.rand(1, 512, 96), (torch.rand(1, 512, 96) * scale).softmax(dim=-1),
+            sign.reshape(256, 1, 1)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_literal_sizes_wrapped_in_arithmetic_and_comparisons_shrink_too():
+    # public files wrap the creating call: a comparison for a mask, a scale, a softmax, a sign flip
+    assert heldout.shrunk_input_shapes(WRAPPED, 32) == {0: (32, 32, 1), 1: (1, 32, 24), 2: (1, 32, 24)}
+    # the sign's (256, 1) is not returned as created (a reshape of a name): left to the file
+    assert 3 not in heldout.shrunk_input_shapes(WRAPPED, 32)
+
+
+def test_report_lists_full_size_passes_apart_from_shrunk_ones():
+    rows = [
+        {"level": "level1", "file": "a.py", "translated": True, "verified": True, "limit": 32,
+         "sets": {"N": 32}, "input_shapes": {}},
+        {"level": "level1", "file": "b.py", "translated": True, "verified": True, "limit": 32,
+         "sets": {}, "input_shapes": {}},
+        {"level": "level1", "file": "c.py", "translated": True, "verified": True, "limit": heldout.FULL_INPUTS,
+         "sets": {}, "input_shapes": {0: (1, 3, 224, 224)}},
+        {"level": "level1", "file": "d.py", "translated": False, "verified": False, "limit": 32,
+         "sets": {"N": 32}, "input_shapes": {}, "family": "SourceError: x"},
+    ]
+    assert [heldout.size_class(r) for r in rows] == ["shrunk", "full", "full, batch 1", "shrunk"]
+    text = heldout.summarise(rows)
+    header, totals = text.splitlines()[1:3]
+    assert header.split()[-5:] == ["shrunk", "full", "full,", "batch", "1"]
+    assert totals.split() == ["level1", "4", "3", "3", "(", "75", "%)", "1", "1", "1"]
+    assert "verified at full size (not shrunk):\n  level1/b.py (full)\n  level1/c.py (full, batch 1)" in text
+    assert "level1/a.py" not in text.split("verified at full size")[1].split("failure families")[0]
+
+
+def test_wrapped_literal_sizes_run_through_the_real_path(tmp_path):
+    path = tmp_path / "masked_scale.py"
+    path.write_text(WRAPPED.replace(",\n            sign.reshape(256, 1, 1)]", "]").replace(", sign)", ")")
+                    .replace(" * sign\n", "\n"), encoding="utf-8")
+    row = heldout.run_one(path, 32, timeout=300)
+    assert row["input_shapes"] == {0: (32, 32, 1), 1: (1, 32, 24), 2: (1, 32, 24)}
+    assert row["translated"] and row["verified"], row
+
+
+INDEXED = '''import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x, idx, p):
+        return torch.gather(x, dim=1, index=idx) * p
+
+
+def get_inputs():
+    x = torch.rand(128, 8192)
+    idx = torch.randint(0, 8192, (128, 4096))
+    p = torch.abs(torch.rand(128, 4096)) + 1e-2
+    return [x, idx, p]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+def test_sizes_written_only_in_get_inputs_set_the_retry_factors_and_index_bounds_follow():
+    # no module-level sizes: the uniform and exact factors come from the literal sizes
+    assert heldout.uniform_factor(INDEXED) == 256 and heldout.exact_factor(INDEXED) == 128
+    assert heldout.shrunk_input_shapes(INDEXED, heldout.UNIFORM) == {0: (1, 32), 1: (1, 16), 2: (1, 16)}
+    # torch.abs(torch.rand(...)) + 1e-2: the size inside the transforming call shrinks with the others
+    assert heldout.shrunk_input_shapes(INDEXED, 32) == {0: (32, 32), 1: (32, 32), 2: (32, 32)}
+    # randint's bound is the indexed dimension's size: it shrinks with it, or the traced gather fails
+    assert "torch.randint(0, 32, (128, 4096))" in heldout.shrunk_index_bounds(INDEXED, 32)
+    assert "torch.randint(0, 32, (128, 4096))" in heldout.shrunk_index_bounds(INDEXED, heldout.UNIFORM)
+    assert heldout.shrunk_index_bounds(INDEXED, heldout.FULL_INPUTS) == INDEXED
+    assert heldout.shrunk_index_bounds(WRAPPED, 32) == WRAPPED  # randint(0, 2, ...): nothing to shrink
+    # written sizes that need no shrinking are not an input shape (the row says "full", not "shrunk")
+    assert heldout.shrunk_input_shapes(INDEXED.replace("128", "16").replace("8192", "32")
+                                       .replace("4096", "16"), 32) == {}
+
+
+def test_indexed_file_runs_shrunk_through_the_real_path(tmp_path):
+    path = tmp_path / "gather_scale.py"
+    path.write_text(INDEXED, encoding="utf-8")
+    row = heldout.run_one(path, 32, timeout=300)
+    assert row["index_bounds_shrunk"] and row["input_shapes"] == {0: (32, 32), 1: (32, 32), 2: (32, 32)}
+    assert row["translated"] and row["verified"], row

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import torch
 
 from frontend import SourceError
 from frontend.loading import apply_sets, load_source
@@ -140,3 +141,27 @@ def test_bad_input_shape_is_a_source_error(tmp_path, text, needle):
     path = write(tmp_path, "literal.py", LITERAL_SIZES)
     with pytest.raises(SourceError, match=needle):
         load_source(path, input_shapes=dict([parse_input_shape(text)]))
+
+
+WRAPPED_SIZES = '''\
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, mask, x, p):
+        return torch.where(mask, x, p)
+
+
+def get_inputs():
+    scale = torch.rand(())
+    return [torch.rand(128, 512, 1) > 0.5, 2 * torch.randn(1, 512, 64), (torch.rand(1, 1, 64) * scale).softmax(-1)]
+'''
+
+
+def test_input_shape_finds_the_creating_call_inside_comparisons_and_arithmetic(tmp_path):
+    path = write(tmp_path, "wrapped.py", WRAPPED_SIZES)
+    loaded = load_source(path, input_shapes={0: (4, 8, 1), 1: (1, 8, 16), 2: (1, 1, 16)})
+    mask, x, p = loaded.inputs
+    assert mask.shape == (4, 8, 1) and mask.dtype == torch.bool  # still a comparison of torch.rand
+    assert x.shape == (1, 8, 16) and p.shape == (1, 1, 16)
+    assert abs(float(p.sum()) - 1.0) < 1e-5  # still a softmax over the last axis
