@@ -24,7 +24,7 @@ from torch.overrides import TorchFunctionMode
 
 from .errors import FrontendError
 
-DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16}
+DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16}
 
 
 class SourceError(FrontendError):

@@ -32,11 +32,25 @@ def leir_dtype(dtype: torch.dtype) -> str:
         raise UnsupportedOperatorError(f"dtype {dtype}", supported=supported) from None
 
 
+#: Torch dtypes NumPy has no dtype for. LEIR stores their values as float32 arrays holding only values
+#: of the type (``leir/dtypes.py``), which every one of them converts to exactly; so do ``OUT.npz`` files.
+_WIDENED = (torch.bfloat16,)
+
+
 def to_numpy(t: torch.Tensor) -> np.ndarray:
+    """A tensor's values as NumPy: a copy, bf16 widened exactly to float32 (LEIR's storage of it)."""
     t = t.detach().cpu().contiguous()
-    if t.dtype == torch.bfloat16:
-        raise ValueError("bf16 values cannot be exported to numpy")
+    if t.dtype in _WIDENED:
+        t = t.to(torch.float32)
     return t.numpy().copy()
+
+
+def from_numpy(array: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
+    """A tensor of ``dtype`` holding ``array`` (float32, or an ``ml_dtypes`` array from the verifier)."""
+    arr = np.asarray(array)
+    if arr.dtype.kind == "V":  # ml_dtypes' bfloat16/float8 arrays, which torch.from_numpy refuses
+        arr = arr.astype(np.float32)
+    return torch.from_numpy(np.array(arr, order="C", copy=True)).to(dtype)
 
 
 @dataclass
