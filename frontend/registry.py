@@ -13,12 +13,15 @@ from typing import Any
 import numpy as np
 import torch
 
+from leir.dtypes import is_ml_dtype
+
 from .emit import Emitter, Tensor
 
 TORCH_TO_LEIR = {
     torch.float16: "f16", torch.float32: "f32", torch.float64: "f64", torch.bfloat16: "bf16",
     torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
     torch.uint8: "u8", torch.bool: "bool",
+    torch.float8_e4m3fn: "f8e4m3", torch.float8_e5m2: "f8e5m2",
 }
 
 
@@ -34,11 +37,11 @@ def leir_dtype(dtype: torch.dtype) -> str:
 
 #: Torch dtypes NumPy has no dtype for. LEIR stores their values as float32 arrays holding only values
 #: of the type (``leir/dtypes.py``), which every one of them converts to exactly; so do ``OUT.npz`` files.
-_WIDENED = (torch.bfloat16,)
+_WIDENED = (torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2)
 
 
 def to_numpy(t: torch.Tensor) -> np.ndarray:
-    """A tensor's values as NumPy: a copy, bf16 widened exactly to float32 (LEIR's storage of it)."""
+    """A tensor's values as NumPy: a copy, bf16/fp8 widened exactly to float32 (LEIR's storage of them)."""
     t = t.detach().cpu().contiguous()
     if t.dtype in _WIDENED:
         t = t.to(torch.float32)
@@ -48,7 +51,7 @@ def to_numpy(t: torch.Tensor) -> np.ndarray:
 def from_numpy(array: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
     """A tensor of ``dtype`` holding ``array`` (float32, or an ``ml_dtypes`` array from the verifier)."""
     arr = np.asarray(array)
-    if arr.dtype.kind == "V":  # ml_dtypes' bfloat16/float8 arrays, which torch.from_numpy refuses
+    if is_ml_dtype(arr.dtype):  # ml_dtypes' bfloat16/float8 arrays, which torch.from_numpy refuses
         arr = arr.astype(np.float32)
     return torch.from_numpy(np.array(arr, order="C", copy=True)).to(dtype)
 

@@ -31,7 +31,12 @@ TOLERANCES: dict[str, tuple[float, float]] = {
     "f32": (1e-4, 1e-5),
     "f16": (1e-2, 1e-3),
     "bf16": (5e-2, 1e-2),
+    # fp8 carries 3 (e4m3) or 2 (e5m2) mantissa bits: one rounding moves a value by up to 6.25% / 12.5%
+    "f8e4m3": (1.25e-1, 1.6e-2),
+    "f8e5m2": (2.5e-1, 1.6e-2),
 }
+#: Smallest normal value of the fp8 types (NumPy's finfo does not know them).
+_TINY = {"f8e4m3": 2.0**-6, "f8e5m2": 2.0**-14}
 EXACT_DTYPES = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "bool"})
 #: Multiplies the sum of the two error bounds: room for the second-order terms the first-order rules
 #: drop, and for a reference (PyTorch) whose formula rounds a little differently from the LEIR program's.
@@ -106,8 +111,8 @@ def scaled_allowance(dtype: str, expected: np.ndarray, errors: list[np.ndarray])
     u = _unit(dtype)
     e = np.abs(_as_float64(expected))
     size = np.where(np.isfinite(e), e, 0.0)
-    tiny = float(np.finfo(np.float16 if dtype == "f16" else np.float32 if dtype in ("f32", "bf16")
-                          else np.float64).tiny)
+    tiny = _TINY.get(dtype) or float(np.finfo(np.float16 if dtype == "f16" else np.float32
+                                              if dtype in ("f32", "bf16") else np.float64).tiny)
     total = np.zeros(e.shape)
     for err in errors:
         total = total + np.broadcast_to(np.asarray(err, dtype=np.float64), e.shape)

@@ -1,4 +1,4 @@
-"""bf16 models translate, export their parameters and run like PyTorch does in bfloat16 (issue 46).
+"""bf16 and fp8 models translate, export their parameters and run like PyTorch does (issue 46).
 
 Parameters NumPy has no dtype for are exported widened to float32 — exact, and what the interpreter
 stores bf16 in — so ``OUT.npz`` stays readable by plain NumPy and loads back bit for bit.
@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import pytest
 import torch
 import torch.nn as nn
 
+from frontend import translate_module
 from frontend.loading import load_source
 from frontend.reference import TorchReference
 from frontend.registry import from_numpy, to_numpy
+from leir import interpreter
+from leir.checker import check
 from leir.program import load_program
 from steptp_cli.main import main
 
-from .helpers import translate_and_run
+from .helpers import arrays_for, eager_outputs, translate_and_run
 from .sources import LINEAR_RELU, write
 
 
@@ -69,3 +73,63 @@ def test_reference_runs_bf16_sources_on_ml_dtypes_arrays(tmp_path):
     assert first.keys() == second.keys()
     for name in first:
         np.testing.assert_array_equal(first[name], second[name])
+
+
+class _Fp8Linear(nn.Module):
+    """A w8a8 linear: fp8 weights (a Parameter, as quantised checkpoints hold them), the input quantised
+    with a dynamic per-tensor scale, dequantised products, and both scales applied to the result."""
+
+    def __init__(self, fp8: torch.dtype):
+        super().__init__()
+        self.fp8 = fp8
+        weight = torch.randn(12, 24)
+        scale = weight.abs().amax() / torch.finfo(fp8).max
+        self.weight = nn.Parameter((weight / scale).to(fp8), requires_grad=False)
+        self.scale = nn.Parameter(scale, requires_grad=False)
+
+    def forward(self, x):
+        x_scale = x.abs().amax() / torch.finfo(self.fp8).max
+        xq = (x / x_scale).to(self.fp8)
+        return (xq.float() @ self.weight.float().t()) * (x_scale * self.scale)
+
+
+@pytest.mark.parametrize(("fp8", "code"), [(torch.float8_e4m3fn, "f8e4m3"), (torch.float8_e5m2, "f8e5m2")])
+def test_fp8_linear_translates_with_fp8_weights_and_matches_pytorch_exactly(fp8, code):
+    torch.manual_seed(0)
+    model, inputs = _Fp8Linear(fp8), [torch.randn(5, 24) * 3]
+    translation = translate_module(model, inputs)
+    assert check(translation.program).ok
+    decls = {d.name: d for d in translation.program.signature.tensors}
+    (weight,) = [n for n, d in decls.items() if d.dtype == code and d.role == "param"]
+    assert np.array_equal(translation.values[weight], model.weight.float().numpy())  # exported exactly
+    arrays = arrays_for(translation, inputs)
+    got = interpreter.run(translation.program, arrays)
+    expect = eager_outputs(model, inputs, translation)
+    for name, want in expect.items():
+        np.testing.assert_allclose(got[name], want, rtol=1e-6, atol=0)
+
+
+def test_loading_keeps_fp8_weights_whatever_the_dtype(tmp_path):
+    source = write(tmp_path, "fp8.py", FP8_SOURCE)
+    loaded = load_source(source, {}, "f64")
+    assert loaded.model.weight.dtype == torch.float8_e4m3fn and loaded.model.bias.dtype == torch.float64
+
+
+FP8_SOURCE = '''\
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(4, 8).to(torch.float8_e4m3fn), requires_grad=False)
+        self.bias = nn.Parameter(torch.randn(4))
+
+    def forward(self, x):
+        return x @ self.weight.float().t() + self.bias
+
+
+def get_inputs():
+    return [torch.randn(2, 8)]
+'''
