@@ -133,3 +133,34 @@ class Model(nn.Module):
 def get_inputs():
     return [torch.randn(2, 8)]
 '''
+
+
+class _Unpack(nn.Module):
+    """int4 nibbles out of bytes, signed and unsigned: the masks and shifts packed weights use."""
+
+    def forward(self, packed, signed):
+        low, high = packed & 0xF, packed >> 4
+        nibbles = torch.stack([low, high], dim=-1).reshape(packed.shape[0], -1)
+        return nibbles, (signed >> 2) + (signed & 3), signed << 3
+
+
+def test_int4_unpacking_shifts_and_masks_match_pytorch_exactly():
+    packed = torch.randint(0, 256, (6, 5), dtype=torch.uint8)
+    signed = torch.randint(-128, 128, (7,), dtype=torch.int8)
+    model, inputs = _Unpack(), [packed, signed]
+    translation = translate_module(model, inputs)
+    assert check(translation.program).ok
+    got = interpreter.run(translation.program, arrays_for(translation, inputs))
+    for name, want in eager_outputs(model, inputs, translation).items():
+        assert got[name].dtype == want.dtype and np.array_equal(got[name], want), name
+
+
+def test_a_shift_by_a_tensor_is_refused_clearly():
+    from frontend.errors import UnsupportedOperatorError
+
+    class Shift(nn.Module):
+        def forward(self, x, k):
+            return x >> k
+
+    with pytest.raises(UnsupportedOperatorError, match="rshift"):
+        translate_module(Shift(), [torch.ones(3, dtype=torch.int32), torch.ones(3, dtype=torch.int32)])

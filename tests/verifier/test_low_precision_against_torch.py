@@ -43,3 +43,22 @@ def test_a_wrong_bf16_program_fails_against_pytorch():
     reference = TorchSourceReference(source, {}, "bf16")
     result = verify(wrong, reference=reference, params=translation.values, cache=False)
     assert result.outcome is Outcome.FAIL, result.summary()
+
+
+def test_w4a16_gemm_with_packed_int4_weights_passes_against_pytorch():
+    """int4 weights packed two per byte: a u8 parameter unpacked with % 16 and / 16 in LEIR."""
+    from frontend.translate import translate_file
+
+    source = SOURCES / "w4a16_gemm.py"
+    translation = translate_file(source)
+    packed = [d for d in translation.program.signature.tensors if d.role == "param" and d.dtype == "u8"]
+    assert len(packed) == 1 and packed[0].shape == (16, 16)  # 32 nibbles per row in 16 bytes
+    text = dump_program(translation.program)
+    assert "%16;" in text and "/16;" in text
+    reference = TorchSourceReference(source, {}, "f32")
+    result = verify(translation.program, reference=reference, params=translation.values, cache=False)
+    assert result.outcome is Outcome.PASS, result.summary()
+    # the high and low nibbles swapped is wrong, and caught
+    wrong = load_program(text.replace("%16;", "/@;").replace("/16;", "%16;").replace("/@;", "/16;"))
+    result = verify(wrong, reference=reference, params=translation.values, cache=False)
+    assert result.outcome is Outcome.FAIL, result.summary()
