@@ -97,3 +97,14 @@ def test_an_fp8_gemm_missing_its_weight_scale_fails():
     reference = TorchSourceReference(source, {}, "f32")
     result = verify(wrong, reference=reference, params=translation.values, cache=False)
     assert result.outcome is Outcome.FAIL, result.summary()
+
+
+def test_fp8_and_bf16_programs_have_token_counts_with_cuda():
+    """Token counts lower for cuda: fp8 bytes and their conversions, and bf16, generate CUDA C."""
+    from frontend.translate import translate_file
+    from verifier.tokens import program_tokens
+
+    for source, dtype in (("fp8_gemm.py", "f32"), ("bf16_mlp.py", "bf16")):
+        counts = program_tokens(translate_file(SOURCES / source, dtype=dtype).program)
+        assert counts.tir_target == "cuda" and counts.cuda is not None, counts.note
+        assert 0 < counts.leir < counts.tir
