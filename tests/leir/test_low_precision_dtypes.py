@@ -109,5 +109,7 @@ def test_strategies_leave_fp8_statements_alone():
     assert check(program).ok
     hoisted = {o.stmt_path for o in occurrences(program)}
     assert (0, 0) not in hoisted and any(path[0] == 1 for path in hoisted)  # the f32 GEMM still offers
+    bf16 = load_program(text.replace("f8e4m3", "bf16"))
+    assert (0, 0) not in {o.stmt_path for o in occurrences(bf16)}
     reason = region_of(program, (0, 0), program.body.blocks[0].items[0])
     assert isinstance(reason, str) and "f8e4m3" in reason
