@@ -46,7 +46,8 @@ SYSTEM = ("You are an expert in tensor program optimisation. Programs are writte
           "loop/equation IR. You improve a program by one atomic, semantics-preserving strategy at a time.")
 _ROLE_WORDS = {"input": "input", "output": "output", "param": "parameter", "const": "constant",
                "inter": "intermediate"}
-_DTYPE_WORDS = {"f16": "16-bit float", "bf16": "bfloat16", "f32": "32-bit float", "f64": "64-bit float",
+_DTYPE_WORDS = {"f16": "16-bit float", "bf16": "bfloat16", "f8e4m3": "8-bit float (e4m3fn)",
+                "f8e5m2": "8-bit float (e5m2)", "f32": "32-bit float", "f64": "64-bit float",
                 "i8": "8-bit integer", "i16": "16-bit integer", "i32": "32-bit integer",
                 "i64": "64-bit integer", "u8": "8-bit unsigned integer", "bool": "boolean"}
 

@@ -24,7 +24,9 @@ from torch.overrides import TorchFunctionMode
 
 from .errors import FrontendError
 
-DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16}
+DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16}
+#: Storage-only float types: a model's fp8 weights stay fp8 whatever dtype the model is loaded in.
+KEPT_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2)
 
 
 class SourceError(FrontendError):
@@ -243,7 +245,7 @@ class LoadedSource:
 
 
 def cast_value(value: Any, dtype: torch.dtype) -> Any:
-    if isinstance(value, torch.Tensor) and value.is_floating_point():
+    if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype not in KEPT_DTYPES:
         return value.to(dtype)
     return value
 
@@ -283,7 +285,8 @@ def load_source(path: str | Path, sets: dict[str, Any] | None = None, dtype: str
                        if hasattr(module, "get_init_inputs") else [])
         model = _call(path, "Model(*get_init_inputs())", lambda: module.Model(*init_inputs))
         raw_inputs = _call(path, "get_inputs()", lambda: list(module.get_inputs()))
-    model = model.to(torch_dtype)
+    # not model.to(dtype), which would also widen fp8 weights (a quantised model's point)
+    model = model._apply(lambda t: cast_value(t, torch_dtype))
     inputs = [cast_value(v, torch_dtype) for v in raw_inputs]
     return LoadedSource(path, source, module, model, inputs, init_inputs, dtype)
 

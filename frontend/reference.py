@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from .loading import DTYPES, load_source
+from .registry import from_numpy, to_numpy
 from .translate import Translation, flatten_outputs, translate_module
 
 T = TypeVar("T")
@@ -56,7 +57,7 @@ class TorchReference:
 
     def inputs(self) -> dict[str, np.ndarray]:
         """The file's own ``get_inputs()`` values by LEIR name (tensor arguments only)."""
-        return {name: self._defaults[pos].detach().cpu().numpy().copy()
+        return {name: to_numpy(self._defaults[pos])
                 for name, pos in zip(self.translation.input_names, self.translation.input_positions,
                                      strict=True)}
 
@@ -68,12 +69,11 @@ class TorchReference:
                 like = self._defaults[pos]
                 # a copy: a forward that writes its input in place (x.index_put_) must not change the
                 # caller's arrays, which the kernel, the error bound and a repeated run read again
-                args[pos] = torch.from_numpy(np.array(arrays[name], order="C", copy=True)).to(like.dtype)
+                args[pos] = from_numpy(arrays[name], like.dtype)
         with torch.no_grad():
             for name, tensor in self.translation.torch_tensors.items():
                 if name in arrays:
-                    value = np.require(arrays[name], requirements="C")  # keeps 0-d params 0-d
-                    tensor.copy_(torch.from_numpy(value).to(tensor.dtype))
+                    tensor.copy_(from_numpy(arrays[name], tensor.dtype))  # keeps 0-d params 0-d
         return args
 
     def _run(self, args: list[Any]) -> Any:
@@ -87,7 +87,7 @@ class TorchReference:
         if len(flat) != len(self.translation.output_names):
             raise RuntimeError(f"{self.path}: forward returned {len(flat)} tensors, the program declares "
                                f"{len(self.translation.output_names)} outputs")
-        return {name: t.detach().cpu().numpy().copy()
+        return {name: to_numpy(t)
                 for name, t in zip(self.translation.output_names, flat, strict=True)}
 
     @property

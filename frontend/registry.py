@@ -13,12 +13,15 @@ from typing import Any
 import numpy as np
 import torch
 
+from leir.dtypes import is_ml_dtype
+
 from .emit import Emitter, Tensor
 
 TORCH_TO_LEIR = {
     torch.float16: "f16", torch.float32: "f32", torch.float64: "f64", torch.bfloat16: "bf16",
     torch.int8: "i8", torch.int16: "i16", torch.int32: "i32", torch.int64: "i64",
     torch.uint8: "u8", torch.bool: "bool",
+    torch.float8_e4m3fn: "f8e4m3", torch.float8_e5m2: "f8e5m2",
 }
 
 
@@ -32,11 +35,25 @@ def leir_dtype(dtype: torch.dtype) -> str:
         raise UnsupportedOperatorError(f"dtype {dtype}", supported=supported) from None
 
 
+#: Torch dtypes NumPy has no dtype for. LEIR stores their values as float32 arrays holding only values
+#: of the type (``leir/dtypes.py``), which every one of them converts to exactly; so do ``OUT.npz`` files.
+_WIDENED = (torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2)
+
+
 def to_numpy(t: torch.Tensor) -> np.ndarray:
+    """A tensor's values as NumPy: a copy, bf16/fp8 widened exactly to float32 (LEIR's storage of them)."""
     t = t.detach().cpu().contiguous()
-    if t.dtype == torch.bfloat16:
-        raise ValueError("bf16 values cannot be exported to numpy")
+    if t.dtype in _WIDENED:
+        t = t.to(torch.float32)
     return t.numpy().copy()
+
+
+def from_numpy(array: np.ndarray, dtype: torch.dtype) -> torch.Tensor:
+    """A tensor of ``dtype`` holding ``array`` (float32, or an ``ml_dtypes`` array from the verifier)."""
+    arr = np.asarray(array)
+    if is_ml_dtype(arr.dtype):  # ml_dtypes' bfloat16/float8 arrays, which torch.from_numpy refuses
+        arr = arr.astype(np.float32)
+    return torch.from_numpy(np.array(arr, order="C", copy=True)).to(dtype)
 
 
 @dataclass

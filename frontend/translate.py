@@ -28,6 +28,7 @@ from .errors import FrontendError, UnsupportedOperatorError
 from .loading import load_source
 from .registry import Ctx, leir_dtype, lookup, supported_summary, to_numpy
 from .tracing import RANDOM_FUNCTIONS, node_location, run_concrete, trace
+from .uninitialised import Coverage
 
 #: Operators whose result depends on tensor *values* in a way a static program cannot express.
 DATA_DEPENDENT = {"item", "tolist", "nonzero", "masked_select", "unique", "__bool__", "numpy"}
@@ -121,6 +122,8 @@ class _Translator:
         self.input_positions: list[int] = []
         #: Tensor renames that give each operator's result the first of the names it allocated.
         self.renames: dict[str, str] = {}
+        #: Unwritten elements of ``empty_like``/``new_empty`` buffers (``frontend.uninitialised``).
+        self.coverage = Coverage()
 
     def location(self, node: fx.Node) -> str | None:
         return node_location(node, self.source_path)
@@ -190,7 +193,18 @@ class _Translator:
         kwargs = _map_args(node.kwargs, self.env)
         if (node.op == "call_function" and node.target is operator.setitem) or (
                 node.op == "call_method" and node.target == "__setitem__"):  # the latter on a real tensor
+            self.coverage.check_reads("setitem", _flat_tensors((args[2:], kwargs)))
             return self.assign_item(node, args)
+        if node.target is torch.empty_like or (node.op == "call_method" and node.target == "new_empty"):
+            self._seen(name)
+            tensor = self.em.fill(real.shape, leir_dtype(real.dtype), 0)  # 0 in LEIR; proved never read
+            self.coverage.created(tensor, self.location(node))
+            return tensor
+        # a slice of written elements reads no unwritten one; out.copy_(src) / out.fill_(v) read none
+        key = args[1] if len(args) > 1 else None
+        first_unread = (name == "getitem" and bool(args) and self.coverage.sliced(args[0], key)) or (
+            name in _WHOLE_WRITES and node.op == "call_method")
+        self.coverage.check_reads(name, _flat_tensors((args[1:] if first_unread else args, kwargs)))
         if "out" in kwargs and kwargs["out"] is None:
             kwargs = {k: v for k, v in kwargs.items() if k != "out"}
         if not _is_real_tensor_result(real):
@@ -235,6 +249,7 @@ class _Translator:
         _refuse_aliased_write(target, node)
         _refuse_frozen_write(target, "setitem")
         result = setitem(Ctx(self.em, node, None, None), *args)
+        self.coverage.assigned(args[0], args[1], result)
         self.env[target] = result
         if target.op == "get_attr":
             self.attr_writes[str(target.target)] = result
@@ -257,6 +272,10 @@ class _Translator:
     def creation(self, node: fx.Node, real: Any, name: str) -> Any:
         """A tensor made from no tensor: a fill when uniform, else a constant with its values."""
         if node.target in RANDOM_CREATORS or name in {"rand", "randn", "randint", "normal_", "uniform_"}:
+            if node.target is torch.empty:  # fx freezes a factory call that reads no input at trace time
+                raise UnsupportedOperatorError(
+                    name, detail="uninitialised values made from no input (torch.fx freezes them)",
+                    supported="torch.empty_like(x) or x.new_empty(shape), written in full before any read")
             raise UnsupportedOperatorError(name, detail="random or uninitialised values inside forward")
         if not isinstance(real, torch.Tensor):
             raise UnsupportedOperatorError(name, detail="creates several tensors from no input")
@@ -270,6 +289,7 @@ class _Translator:
 
     def _outputs(self, outputs: Any) -> list[Tensor]:
         flat = flatten_outputs(outputs)
+        self.coverage.check_reads("output", flat)
         result: list[Tensor] = []
         for value in flat:
             if not isinstance(value, Tensor):
@@ -281,6 +301,9 @@ class _Translator:
             result.append(value)
         return result
 
+
+#: In-place methods that write every element of their tensor (reading none of it).
+_WHOLE_WRITES = {"copy_", "fill_", "zero_"}
 
 #: Operators whose result may share storage with their first argument (a write through it changes both).
 _VIEWS = {"view", "view_as", "reshape", "transpose", "permute", "t", "unsqueeze", "squeeze", "flatten",

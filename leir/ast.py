@@ -17,14 +17,17 @@ from typing import NamedTuple, overload
 
 #: Element types the language accepts. The checker rejects the ``UNSUPPORTED_DTYPES`` ones.
 DTYPES: tuple[str, ...] = (
-    "f16", "f32", "f64", "bf16",
+    "f16", "f32", "f64", "bf16", "f8e4m3", "f8e5m2",
     "i8", "i16", "i32", "i64",
     "u8", "u16", "u32", "u64",
     "bool",
 )
 #: Codes the reference converter knows but no lowering supports yet: parsed, then refused by the checker.
-UNSUPPORTED_DTYPES: tuple[str, ...] = ("f8e4m3", "f8e5m2", "c64", "c128")
-FLOAT_DTYPES = frozenset({"f16", "f32", "f64", "bf16"})
+UNSUPPORTED_DTYPES: tuple[str, ...] = ("c64", "c128")
+FLOAT_DTYPES = frozenset({"f16", "f32", "f64", "bf16", "f8e4m3", "f8e5m2"})
+#: Float types NumPy cannot compute in: stored as float32 holding only values of the type, computed in
+#: float32 and rounded on every store (``f8e4m3`` is OCP's e4m3fn: no infinities, NaN only 0x7f/0xff).
+EMULATED_FLOAT_DTYPES = frozenset({"bf16", "f8e4m3", "f8e5m2"})
 INT_DTYPES = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"})
 
 #: Memory scopes: global, shared, local.

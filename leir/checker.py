@@ -130,7 +130,8 @@ _INT_RANGE = {
 }
 #: Largest literal magnitude per float dtype. f64 stops at f32's maximum: TVM's TVMScript parser refuses
 #: any larger float literal ("exceeds maximum of float32"), whatever its dtype.
-_FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38,
+_FLOAT_MAX = {"f8e4m3": 448.0, "f8e5m2": 57344.0, "f16": 65504.0, "bf16": 3.3895313892515355e38,
+              "f32": 3.4028234663852886e38,
               "f64": 3.4028234663852886e38}
 #: Longest fragment a diagnostic quotes (a refused 900-term statement is not repeated whole).
 _FRAGMENT_LIMIT = 160

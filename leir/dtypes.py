@@ -9,8 +9,11 @@ How much storage a value takes is answered here too (``dtype_bytes``, ``numel``,
 the strategies' on-chip budgets, the GPU limits and the tuner's cost model all count bytes, and a table
 missing a type (the cost model's once lacked u16/u32/u64 and silently said 4) must fail, not guess.
 
-``bf16`` has no NumPy dtype: it is *stored* as ``float32`` holding only bf16-representable values, and
-``round_bf16`` performs the rounding (round to nearest, ties to even) that a store into a bf16 buffer does.
+``bf16``, ``f8e4m3`` and ``f8e5m2`` have no NumPy dtype: they are *stored* as ``float32`` holding only
+values of the type, and ``round_bf16`` / ``round_fp8`` perform the rounding (round to nearest, ties to
+even) that a store into such a buffer does. fp8 rounding is ``ml_dtypes``' (the library JAX uses), which
+also gives the verifier the arrays it hands TVM, with PyTorch's rule beyond the range: ``f8e4m3``
+(e4m3fn, no infinity) saturates to ±448 (±inf included), ``f8e5m2`` overflows to ±inf; NaN stays NaN.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from leir.ast import DTYPES, FLOAT_DTYPES, INT_DTYPES, UNSUPPORTED_DTYPES
+from leir.ast import DTYPES, EMULATED_FLOAT_DTYPES, FLOAT_DTYPES, INT_DTYPES, UNSUPPORTED_DTYPES
 
 __all__ = [
     "DTYPES",
@@ -35,6 +38,11 @@ __all__ = [
     "min_value",
     "max_value",
     "round_bf16",
+    "round_fp8",
+    "is_emulated",
+    "FP8_MAX",
+    "exchange_dtype",
+    "is_ml_dtype",
     "cast_to",
     "float_to_int",
     "int_limits",
@@ -50,6 +58,8 @@ _NUMPY: dict[str, np.dtype] = {
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
     "bf16": np.dtype(np.float32),  # emulated: float32 storage, rounded to bf16 on every store
+    "f8e4m3": np.dtype(np.float32),  # emulated likewise, rounded to float8_e4m3fn
+    "f8e5m2": np.dtype(np.float32),  # rounded to float8_e5m2
     "i8": np.dtype(np.int8),
     "i16": np.dtype(np.int16),
     "i32": np.dtype(np.int32),
@@ -61,7 +71,11 @@ _NUMPY: dict[str, np.dtype] = {
     "bool": np.dtype(np.bool_),
 }
 
-_FROM_NUMPY: dict[np.dtype, str] = {v: k for k, v in _NUMPY.items() if k != "bf16"}
+_FROM_NUMPY: dict[np.dtype, str] = {v: k for k, v in _NUMPY.items() if k not in EMULATED_FLOAT_DTYPES}
+
+#: Largest finite value of each fp8 type. ``f8e4m3`` has no infinity, so its reductions start from these
+#: (``min_value``/``max_value``) instead of ∓inf, which it would store as NaN.
+FP8_MAX: Mapping[str, float] = MappingProxyType({"f8e4m3": 448.0, "f8e5m2": 57344.0})
 
 #: Bytes one element occupies as the hardware stores it, for every LEIR dtype (``bf16`` is 2 bytes even
 #: though NumPy computes it in float32; the checker-refused ``UNSUPPORTED_DTYPES`` included).
@@ -100,6 +114,11 @@ def is_int(dtype: str) -> bool:
     return dtype in INT_DTYPES
 
 
+def is_emulated(dtype: str) -> bool:
+    """Stored as float32 and rounded on every store (``bf16`` and the fp8 types)."""
+    return dtype in EMULATED_FLOAT_DTYPES
+
+
 def is_bool(dtype: str) -> bool:
     return dtype == "bool"
 
@@ -131,7 +150,9 @@ def from_numpy_dtype(dtype: np.dtype | type) -> str:
 
 
 def min_value(dtype: str) -> int | float:
-    """Smallest value: ``-inf`` for floats, the type minimum for integers, ``False`` (0) for bool."""
+    """Smallest value: ``-inf`` for floats (``f8e4m3``: -448, no inf), the integer minimum, 0 for bool."""
+    if dtype == "f8e4m3":
+        return -FP8_MAX[dtype]
     if is_float(dtype):
         return float("-inf")
     if is_bool(dtype):
@@ -140,7 +161,9 @@ def min_value(dtype: str) -> int | float:
 
 
 def max_value(dtype: str) -> int | float:
-    """Largest value: ``inf`` for floats, the type maximum for integers, ``True`` (1) for bool."""
+    """Largest value: ``inf`` for floats (``f8e4m3``: 448), the type maximum for integers, 1 for bool."""
+    if dtype == "f8e4m3":
+        return FP8_MAX[dtype]
     if is_float(dtype):
         return float("inf")
     if is_bool(dtype):
@@ -164,6 +187,36 @@ def round_bf16(values: np.ndarray) -> np.ndarray:
         out = out.copy()
         out[nan] = np.float32("nan")
     return out.reshape(arr.shape)
+
+
+def _ml_dtype(dtype: str) -> np.dtype:
+    import ml_dtypes
+
+    codes = {"f8e4m3": ml_dtypes.float8_e4m3fn, "f8e5m2": ml_dtypes.float8_e5m2, "bf16": ml_dtypes.bfloat16}
+    return np.dtype(codes[dtype])
+
+
+def exchange_dtype(dtype: str) -> np.dtype:
+    """The NumPy dtype of a LEIR dtype's *hardware* storage: ``ml_dtypes``' for bf16/fp8, else its own."""
+    return _ml_dtype(dtype) if is_emulated(dtype) else numpy_dtype(dtype)
+
+
+def is_ml_dtype(dtype: np.dtype) -> bool:
+    """An ``ml_dtypes`` type (bfloat16, float8...): its ``kind`` is not reliable (``V`` or ``f``)."""
+    return np.dtype(dtype).type.__module__ == "ml_dtypes"
+
+
+def round_fp8(values: np.ndarray, dtype: str) -> np.ndarray:
+    """Round float values to the nearest ``dtype`` value (fp8, ties to even), returned as float32.
+
+    ``f8e4m3`` saturates as PyTorch does (``ml_dtypes`` alone would give NaN): clipping to ±448 first
+    changes nothing else, every value in (448, 464) rounding to 448 anyway.
+    """
+    arr = np.asarray(values)
+    if dtype == "f8e4m3":
+        arr = np.clip(arr, -FP8_MAX[dtype], FP8_MAX[dtype])  # NaN stays NaN
+    with np.errstate(over="ignore", invalid="ignore"):
+        return arr.astype(_ml_dtype(dtype)).astype(np.float32)
 
 
 def int_limits(target: np.dtype) -> tuple[int, int, float, float]:
@@ -207,6 +260,8 @@ def cast_to(values: np.ndarray, dtype: str) -> np.ndarray:
         return arr != 0 if arr.dtype != np.bool_ else arr
     if is_int(dtype) and arr.dtype.kind == "f":
         return float_to_int(arr, target)
+    if dtype in FP8_MAX:  # from the original values: rounding through float32 first could round twice
+        return round_fp8(arr, dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         out = arr.astype(target, copy=False)
     if dtype == "bf16":

@@ -20,8 +20,9 @@ Semantics implemented (LEIR.md sections 4–6 plus the project's decisions in do
   (only possible through a gather) raises ``InterpreterError``.
 * A read annotated with a dtype other than the tensor's storage (the public corpus has ``O^{i32,g}`` for a
   tensor written as f64) converts the stored value to the annotated dtype, then to the statement's dtype.
-* ``f16`` computes in float16. ``bf16`` is emulated: float32 arithmetic, rounded to bfloat16 (nearest, ties to
-  even) on every store. ``bool`` statements compute in i64 and store ``value != 0``. Integer overflow wraps.
+* ``f16`` computes in float16. ``bf16``, ``f8e4m3`` and ``f8e5m2`` are emulated: float32 arithmetic, rounded
+  to the type (nearest, ties to even; ``leir.dtypes.cast_to``) on every store. ``bool`` statements compute
+  in i64 and store ``value != 0``. Integer overflow wraps.
   ``erf`` uses ``math.erf`` in double precision, then converts; ``sin``/``cos`` use NumPy's.
 
 How it runs: each block is executed *vectorised* over the loops whose iterations provably touch disjoint
@@ -75,6 +76,7 @@ from leir.dtypes import (
     cast_to,
     float_to_int,
     is_bool,
+    is_emulated,
     max_value,
     min_value,
     numpy_dtype,
@@ -167,7 +169,7 @@ def _fast_reductions(block: Block) -> dict[int, tuple[str, Expr]]:
 
     Eligible: the only writer of X in the block, X appears in it only as the combiner operand at the LHS
     subscript, nothing else in the block reads X, and X is stored in a dtype whose NumPy ufunc does the
-    language's arithmetic (not bf16, which must round every store, and not bool).
+    language's arithmetic (not bf16/fp8, which must round every store, and not bool).
     """
     from leir.checker import _combiner
 
@@ -183,7 +185,7 @@ def _fast_reductions(block: Block) -> dict[int, tuple[str, Expr]]:
         if len(ws) != 1:
             continue
         s = ws[0]
-        if s.target.dtype in ("bf16", "bool") or readers.get(name, set()) - {id(s)}:
+        if is_emulated(s.target.dtype) or is_bool(s.target.dtype) or readers.get(name, set()) - {id(s)}:
             continue
         comb = _combiner(s.value, s.target)
         if comb is None:

@@ -2,10 +2,11 @@
 
 A statement's arithmetic runs in its left-hand side's dtype, but a comparison inside an
 ``if_then_else`` condition compares its two operands in their *promoted* type: a float if either is a
-float, the wider of two floats (``f16`` with ``bf16`` gives ``f32``), NumPy's rule for two integers
-(``bool`` counts as ``i64``). Untyped literals (``2``, ``0.5``, ``inf``) are *weak*: they adopt the other
-operand's type. The interpreter evaluates by this rule, the checker range-checks literals by it and
-the TVM lowering emits by it, so it lives here once.
+float, the wider of two floats (``f16`` with ``bf16`` gives ``f32``, ``f8e4m3`` with ``f8e5m2`` gives
+``f16``; an fp8 type with any wider float gives the wider one, which holds every fp8 value), NumPy's rule
+for two integers (``bool`` counts as ``i64``). Untyped literals (``2``, ``0.5``, ``inf``) are *weak*: they
+adopt the other operand's type. The interpreter evaluates by this rule, the checker range-checks literals
+by it and the TVM lowering emits by it, so it lives here once.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ WEAK_INT = "~int"
 #: The type of an untyped float literal (or ``inf``): adopts a float operand's type, else is ``f64``.
 WEAK_FLOAT = "~float"
 
-_FLOAT_ORDER = {"f16": 0, "bf16": 1, "f32": 2, "f64": 3}
+_FLOAT_ORDER = {"f8e4m3": -2, "f8e5m2": -1, "f16": 0, "bf16": 1, "f32": 2, "f64": 3}
+#: Pairs of floats neither of which holds the other, and the narrowest type holding both.
+_JOINT = {frozenset({"f16", "bf16"}): "f32", frozenset({"f8e4m3", "f8e5m2"}): "f16"}
 
 
 def promote(a: str, b: str) -> str:
@@ -39,8 +42,9 @@ def promote(a: str, b: str) -> str:
         return a if is_float(a) else "f64"
     fa, fb = is_float(a), is_float(b)
     if fa and fb:
-        if {a, b} == {"f16", "bf16"}:
-            return "f32"
+        joint = _JOINT.get(frozenset({a, b}))
+        if joint is not None:
+            return joint
         return a if _FLOAT_ORDER[a] > _FLOAT_ORDER[b] else b
     if fa:
         return a

@@ -22,7 +22,7 @@ def register(subparsers) -> None:
         description="Trace Model from FILE.py with torch.fx on get_inputs(), emit a checked LEIR program.",
     )
     parser.add_argument("file", metavar="FILE.py")
-    parser.add_argument("--dtype", choices=("f32", "f64", "f16"), default="f32",
+    parser.add_argument("--dtype", choices=("f32", "f64", "f16", "bf16"), default="f32",
                         help="floating-point dtype of the model and inputs (default f32)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", dest="sets",
                         help="override a module-level constant before the file runs (repeatable)")

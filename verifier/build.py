@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from leir.ast import Program
+from leir.dtypes import is_ml_dtype
 from leir.semantics import ProgramInfo
 from verifier import targets as tg
 from verifier import tvm_adapter as tvm_a
 from verifier.errors import BuildError, LoweringError
+from verifier.fp8_ops import is_fp8
 from verifier.inputs import exchange_dtype
 from verifier.lowering import Lowered, Param, lower
 
@@ -63,6 +65,8 @@ class Kernel:
                 if tuple(array.shape) != p.shape:
                     raise ValueError(f"input {p.name!r} has shape {tuple(array.shape)}, expected {p.shape}")
                 array = array.astype(dtype, copy=False)
+            if is_fp8(p.dtype):  # the kernel holds fp8 tensors as their bytes (verifier.fp8_ops)
+                array = array.view(np.uint8)
             args.append(tvm_a.cpu_tensor(array))
         return args
 
@@ -73,10 +77,8 @@ class Kernel:
             tvm_a.call(self.executable, args)
         except tvm_a.AdapterError as exc:
             raise BuildError(str(exc)) from exc
-        out = {p.name: tvm_a.to_numpy(a) for p, a in zip(self.params, args, strict=True)
-               if p.role == "output"}
-        # bf16 comes back as float32 holding the bf16 values, like the interpreter's arrays
-        return {name: (v.astype(np.float32) if v.dtype.name == "bfloat16" else v) for name, v in out.items()}
+        return {p.name: _from_kernel(tvm_a.to_numpy(a), p.dtype)
+                for p, a in zip(self.params, args, strict=True) if p.role == "output"}
 
     def time(self, arrays: Mapping[str, np.ndarray], *, number: int = 1, repeat: int = 3,
              min_repeat_ms: int = 0) -> list[float]:
@@ -105,6 +107,15 @@ class Kernel:
 #: allocate fresh buffers on every call. Program equality ignores source positions.
 _KERNELS: OrderedDict[tuple[Program, str, int | None], Kernel | SplitKernel] = OrderedDict()
 KERNEL_CACHE_SIZE = 32
+
+
+def _from_kernel(array: np.ndarray, dtype: str) -> np.ndarray:
+    """An output as the interpreter holds it: bf16 and fp8 (bytes here) as float32 holding their values."""
+    if is_fp8(dtype):
+        array = array.view(exchange_dtype(dtype))
+    if is_ml_dtype(array.dtype):
+        return array.astype(np.float32)
+    return array
 
 
 def build(program_or_lowered: Program | Lowered, target: str | dict[str, Any] = "llvm", *,

@@ -42,8 +42,9 @@ def _version(distribution: str) -> str:
 #: speed while the package version stays: 2 = ``erf`` as vectorisable arithmetic (``verifier.vector_math``);
 #: 3 = ``exp`` and ``log`` too, and CPU bindings in ``global`` one-element buffers (stack slots);
 #: 4 = on the CPU, small on-chip buffers private to the iterations of their block's leading loops are
-#: allocated inside those loops (``verifier.storage.StoragePlan.private_copy``).
-LOWERING_REVISION = 4
+#: allocated inside those loops (``verifier.storage.StoragePlan.private_copy``); 5 = fp8 tensors as bytes
+#: (``verifier.fp8_ops``), and the error bound counts a read rounded into a narrower statement type.
+LOWERING_REVISION = 5
 
 
 def toolchain_versions() -> dict[str, str]:

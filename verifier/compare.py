@@ -33,7 +33,12 @@ TOLERANCES: dict[str, tuple[float, float]] = {
     "f32": (1e-4, 1e-5),
     "f16": (1e-2, 1e-3),
     "bf16": (5e-2, 1e-2),
+    # fp8 carries 3 (e4m3) or 2 (e5m2) mantissa bits: one rounding moves a value by up to 6.25% / 12.5%
+    "f8e4m3": (1.25e-1, 1.6e-2),
+    "f8e5m2": (2.5e-1, 1.6e-2),
 }
+#: Smallest normal value of the fp8 types (NumPy's finfo does not know them).
+_TINY = {"f8e4m3": 2.0**-6, "f8e5m2": 2.0**-14}
 EXACT_DTYPES = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "bool"})
 #: Multiplies the sum of the two error bounds: room for the second-order terms the first-order rules
 #: drop, and for a reference (PyTorch) whose formula rounds a little differently from the LEIR program's.
@@ -137,8 +142,9 @@ class ScaledAllowance:
     def chunk(self, start: int, stop: int) -> np.ndarray:
         """The allowance of flat elements ``start:stop``."""
         u = _unit(self.dtype)
-        tiny = float(np.finfo(np.float16 if self.dtype == "f16"
-                              else np.float32 if self.dtype in ("f32", "bf16") else np.float64).tiny)
+        tiny = _TINY.get(self.dtype) or float(np.finfo(
+            np.float16 if self.dtype == "f16" else np.float32 if self.dtype in ("f32", "bf16")
+            else np.float64).tiny)
         e = np.abs(_as_float64(_chunk(_flat(np.asarray(self.expected)), start, stop)))
         size = np.where(np.isfinite(e), e, 0.0)
         total = np.zeros(e.shape)

@@ -24,7 +24,7 @@ from leir.intervals import index_range
 from leir.printer import canonical
 from leir.promotion import concrete, natural_type, promote
 from leir.semantics import ProgramInfo, StmtInfo, StmtKind
-from verifier import edge_ops, vector_math
+from verifier import edge_ops, fp8_ops, vector_math
 from verifier import gpu_legality as gpu_rules
 from verifier import targets as tg
 from verifier import tvm_adapter as tvm_a
@@ -187,6 +187,10 @@ class Writer:
         """A value of LEIR dtype ``src`` converted to ``dst`` by the language's rules (docs/leir.md §6)."""
         if src == dst:
             return text
+        if fp8_ops.is_fp8(src):  # every fp8 value is exact in f32, the type fp8 is computed in
+            return self.convert(fp8_ops.decode(text, src, self.let), "f32", dst)
+        if fp8_ops.is_fp8(dst):
+            return fp8_ops.encode(self.convert(text, src, "f32"), dst, self.let)
         if src in _FLOAT_WIDTH and dst in _INT_WIDTH:
             return edge_ops.float_to_int(text, src, dst, self.let)
         return f"T.Cast(\"{_tvm_dtype(dst)}\", {text})"
@@ -412,6 +416,8 @@ class Writer:
                           None)
         if dtype == "bool":  # bool statements compute in i64 and store value != 0
             value = f"({self.expr(stmt.value, 'i64', ranges)} != T.int64(0))"
+        elif fp8_ops.is_fp8(dtype):  # fp8 statements compute in f32 and round on the store
+            value = fp8_ops.encode(self.expr(stmt.value, "f32", ranges), dtype, self.let)
         else:
             value = self.expr(stmt.value, dtype, ranges)
         for declaration in self.lets:
@@ -636,7 +642,7 @@ class Writer:
         kind = self.etype(c)
         if kind == "bool":
             return self.expr(c, "bool", ranges)
-        dtype = concrete(kind)
+        dtype = _computed(concrete(kind))
         return self._not_equal(self.expr(c, dtype, ranges), _literal(0, dtype), dtype)
 
     def _not_equal(self, left: str, right: str, dtype: str) -> str:
@@ -645,7 +651,7 @@ class Writer:
         return f"({left} != {right})"
 
     def _compare(self, left: A.Expr, op: str, right: A.Expr, ranges: dict[str, tuple[int, int]]) -> str:
-        kind = concrete(promote(self.etype(left), self.etype(right)))  # two untyped literals (2>inf)
+        kind = _computed(concrete(promote(self.etype(left), self.etype(right))))  # two literals (2>inf)
         if kind not in _FLOAT_WIDTH and _index_like(left) and _index_like(right):
             return f"({self.index(left, ranges)} {op} {self.index(right, ranges)})"
         if op == "!=":
@@ -656,7 +662,14 @@ class Writer:
 # ------------------------------------------------------------------------------------------ utilities
 
 
+def _computed(dtype: str) -> str:
+    """The type values of ``dtype`` are computed in: f32 for the fp8 storage types, else ``dtype``."""
+    return "f32" if fp8_ops.is_fp8(dtype) else dtype
+
+
 def _literal(value: int | float | bool, dtype: str) -> str:
+    if fp8_ops.is_fp8(dtype):  # stored (a fill, a reduction's init) as the byte of the rounded value
+        return fp8_ops.literal(float(value), dtype)
     tdt = _tvm_dtype(dtype)
     if dtype == "bool":
         return f"T.bool({bool(value)})"

@@ -81,7 +81,8 @@ __all__ = ["UNIT_ROUNDOFF", "LIBRARY_ULPS", "UNDERFLOW", "ProgramBound", "Output
            "kernel_bytes", "program_bound", "unit_roundoff"]
 
 #: Unit roundoff ``u`` (half an ulp of 1) of each float dtype: a correctly rounded operation's relative error.
-UNIT_ROUNDOFF: dict[str, float] = {"f16": 2.0**-11, "bf16": 2.0**-8, "f32": 2.0**-24, "f64": 2.0**-53}
+UNIT_ROUNDOFF: dict[str, float] = {"f8e5m2": 2.0**-3, "f8e4m3": 2.0**-4, "f16": 2.0**-11, "bf16": 2.0**-8,
+                                   "f32": 2.0**-24, "f64": 2.0**-53}
 #: Error of one call of a math function, in units of ``u`` of the result (``erf``: absolute, its range
 #: being [-1, 1]). libm's ``expf``/``logf`` are within 1 ulp (2u); the vectorised implementations PyTorch
 #: and LLVM use are specified within 4 ulps; ``erf`` gets twice that for the polynomial TVM lowers it to.
@@ -90,9 +91,10 @@ LIBRARY_ULPS: dict[str, float] = {"exp": 8.0, "log": 8.0, "sqrt": 1.0, "erf": 16
 #: the spacing of the dtype's subnormals, ``u·tiny`` (f64's, 2^-1075, is below what float64 holds: its
 #: whole spacing 2^-1074 stands in). Neither LLVM's CPU code nor PyTorch's CPU kernels flush subnormals
 #: to zero (no FTZ/DAZ), nor does nvrtc by default (``-ftz=false``); a flushing target would need ``tiny``.
-UNDERFLOW: dict[str, float] = {"f16": 2.0**-25, "bf16": 2.0**-134, "f32": 2.0**-150, "f64": 2.0**-1074}
+UNDERFLOW: dict[str, float] = {"f8e5m2": 2.0**-17, "f8e4m3": 2.0**-10, "f16": 2.0**-25, "bf16": 2.0**-134,
+                               "f32": 2.0**-150, "f64": 2.0**-1074}
 _SQRT_PI_HALF_INV = 2.0 / math.sqrt(math.pi)  # largest slope of erf
-_MANTISSA_BITS = {"f16": 11, "bf16": 8, "f32": 24, "f64": 53}
+_MANTISSA_BITS = {"f8e5m2": 3, "f8e4m3": 4, "f16": 11, "bf16": 8, "f32": 24, "f64": 53}
 _UNDERFLOW_BY_UNIT = {UNIT_ROUNDOFF[d]: eta for d, eta in UNDERFLOW.items()}
 
 
@@ -259,7 +261,7 @@ class _BoundMachine(_Machine):
         if isinstance(expr, Paren):
             return self._eval(expr.inner, lanes, u)
         if isinstance(expr, TensorRef):
-            return self._eval_read(expr, lanes)
+            return self._eval_read(expr, lanes, u)
         if isinstance(expr, Num):
             value = float(expr.text)
             # a literal that the dtype cannot hold is rounded once when the kernel is compiled
@@ -296,7 +298,7 @@ class _BoundMachine(_Machine):
             return out
         raise InterpreterError(f"cannot bound {type(expr).__name__}")
 
-    def _eval_read(self, ref: TensorRef, lanes: _Lanes) -> Triple:
+    def _eval_read(self, ref: TensorRef, lanes: _Lanes, u: float) -> Triple:
         name = ref.name
         if name not in self.mags:  # an integer or bool tensor read in a float statement: exact
             v = self._read(ref, lanes).astype(np.float64)
@@ -316,6 +318,8 @@ class _BoundMachine(_Machine):
             else:
                 v = cast_to(v, ref.dtype).astype(np.float64)
                 return v, np.abs(v), np.zeros(lanes.n)
+        if u > unit_roundoff(ref.dtype):  # read into a narrower statement (f32 into fp8): rounded once
+            e = e + u * np.abs(v) + _underflow(u)
         return v, m, e
 
 

@@ -49,7 +49,9 @@ from leir.ast import (
     statements,
     walk_expr,
 )
-from leir.dtypes import numpy_dtype as leir_numpy_dtype
+from leir.dtypes import FP8_MAX
+from leir.dtypes import cast_to as leir_cast_to
+from leir.dtypes import exchange_dtype as leir_exchange_dtype
 
 INPUT_ROLES = ("input", "param", "const")
 
@@ -59,15 +61,10 @@ _SPECIAL_FRACTION = 8  # one position in this many gets a special value
 def exchange_dtype(dtype: str) -> np.dtype:
     """The numpy dtype arrays of a LEIR dtype are exchanged with TVM in.
 
-    Same as ``leir.dtypes.numpy_dtype`` except ``bf16``, which TVM takes as ``ml_dtypes.bfloat16`` rather
-    than the interpreter's float32 stand-in.
+    Same as ``leir.dtypes.numpy_dtype`` except ``bf16`` and the fp8 types, which TVM takes as ``ml_dtypes``
+    arrays rather than the interpreter's float32 stand-in (fp8 ones as their bytes: ``verifier.build``).
     """
-    if dtype == "bf16":
-        import ml_dtypes
-
-        bfloat16: np.dtype = np.dtype(ml_dtypes.bfloat16)  # ml_dtypes has no type hints
-        return bfloat16
-    return leir_numpy_dtype(dtype)
+    return leir_exchange_dtype(dtype)
 
 
 def _rng(seed: int, name: str, salt: int = 0) -> np.random.Generator:
@@ -216,7 +213,7 @@ _OUT_OF_RANGE_F16 = (300.5, -129.5, 4.0e4, -4.0e4, 6.0e4, -6.0e4, np.inf, -np.in
 
 def _special_float(shape: tuple[int, ...], rng: np.random.Generator, dtype: str,
                    converted: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    large = {"f16": 3.0e3, "bf16": 1.0e6}.get(dtype, 1.0e6)
+    large = {"f16": 3.0e3, "bf16": 1.0e6, "f8e4m3": 300.0, "f8e5m2": 3.0e4}.get(dtype, 1.0e6)
     palette = [0.0, -0.0, -1.0, -large, large, -2.5, 1.0e-3, -1.0e-3]
     if converted:
         palette += _OUT_OF_RANGE_F16 if dtype == "f16" else _OUT_OF_RANGE
@@ -278,7 +275,7 @@ def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int,
         return values.astype(target)
     if dtype == "bool":
         return np.asarray(rng.random(size=shape) < 0.5)
-    if dtype in ("f16", "f32", "f64", "bf16"):
+    if dtype in FLOAT_DTYPES:
         values = rng.standard_normal(size=shape)
         if positive:
             values = np.abs(values) + 0.1
@@ -288,6 +285,8 @@ def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int,
                 special = np.abs(special) + 1e-3
             values = _with_nonfinite(np.where(mask, special, values), _rng(seed, name, 2), positive,
                                      infinities)
+        if dtype in FP8_MAX:  # the language's (PyTorch's) rounding: e4m3fn saturates, ml_dtypes would not
+            return leir_cast_to(values, dtype).astype(target)
         with np.errstate(over="ignore"):
             return values.astype(target)
     info = np.iinfo(target)

@@ -20,9 +20,11 @@ import tvm_ffi
 Module = Any  # tvm.IRModule
 Executable = Any  # tvm.runtime.Executable
 
-#: TVMScript dtype names of the LEIR dtypes.
+#: TVMScript dtype names of the LEIR dtypes. fp8 tensors are their bytes: TVM 0.27's own float8 conversions
+#: are wrong on llvm, so ``verifier.fp8_ops`` converts them (and no arithmetic is ever done in fp8).
 TVM_DTYPES: dict[str, str] = {
     "f16": "float16", "f32": "float32", "f64": "float64", "bf16": "bfloat16",
+    "f8e4m3": "uint8", "f8e5m2": "uint8",
     "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
     "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
     "bool": "bool",

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from leir.ast import BinOp
+from leir.dtypes import dtype_bytes
 
 from .. import expr as E
 from ..emit import Tensor
@@ -190,8 +191,49 @@ def _bool_operands(name, a, b):
 
 @op("and", operator.and_, torch.logical_and, torch.bitwise_and, methods=("logical_and", "__and__"))
 def and_(ctx, a, b):
+    mask = _low_bits_mask(a, b)
+    if mask is not None:  # x & (2^n - 1) keeps the low n bits: floor modulo 2^n (negative x too)
+        x = a if isinstance(a, Tensor) else b
+        return ew(ctx, [x], lambda v: BinOp("%", v, E.lit(mask + 1)))
     _bool_operands("and", a, b)
     return ew(ctx, [a, b], lambda x, y: E.ite(E.land(x, y), 1, 0))
+
+
+def _low_bits_mask(a, b) -> int | None:
+    """The ``2^n - 1`` of an integer tensor ANDed with that literal (unpacking int4 nibbles), else None."""
+    if isinstance(a, Tensor) and isinstance(b, int) and not isinstance(b, bool):
+        tensor, mask = a, b
+    elif isinstance(b, Tensor) and isinstance(a, int) and not isinstance(a, bool):
+        tensor, mask = b, a
+    else:
+        return None
+    if tensor.dtype == "bool" or tensor.dtype.startswith("f") or mask <= 0 or mask & (mask + 1):
+        return None
+    return mask
+
+
+def _shift_amount(name: str, a, b) -> int:
+    if not isinstance(a, Tensor) or a.dtype == "bool" or a.dtype.startswith("f"):
+        raise UnsupportedOperatorError(name, detail="of a non-integer tensor")
+    # 2^k must be a literal of the type: below its top bit
+    if not isinstance(b, int) or isinstance(b, bool) or not 0 <= b < 8 * dtype_bytes(a.dtype) - 1:
+        raise UnsupportedOperatorError(name, detail="by a tensor or an out-of-range amount",
+                                       supported="a literal shift 0 <= k < the type's bits - 1")
+    return b
+
+
+@op("rshift", operator.rshift, torch.bitwise_right_shift, methods=("__rshift__", "bitwise_right_shift"))
+def rshift(ctx, a, b):
+    """``x >> k``: floor division by 2^k, which is the arithmetic shift of signed values too."""
+    k = _shift_amount("rshift", a, b)
+    return ew(ctx, [a], lambda v: E.div(v, E.lit(2**k)))  # integer '/' floors in LEIR
+
+
+@op("lshift", operator.lshift, torch.bitwise_left_shift, methods=("__lshift__", "bitwise_left_shift"))
+def lshift(ctx, a, b):
+    """``x << k``: multiplication by 2^k, wrapping like the shift (LEIR integer overflow wraps)."""
+    k = _shift_amount("lshift", a, b)
+    return ew(ctx, [a], lambda v: E.mul(v, E.lit(2**k)))
 
 
 @op("or", operator.or_, torch.logical_or, torch.bitwise_or, methods=("logical_or", "__or__"))

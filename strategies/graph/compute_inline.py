@@ -13,6 +13,7 @@ from leir.analysis import (
     writes,
 )
 from leir.ast import Assign, Block, Expr, Num, Program, TensorRef, Var, tensor_refs
+from leir.dtypes import is_emulated
 from leir.printer import canonical, expr_text
 from leir.rewrite import map_item_exprs, replace_at, replace_refs, substitute_vars, with_body
 from leir.semantics import StmtKind
@@ -92,6 +93,9 @@ class ComputeInline(Strategy):
             if refs and (use.target.dtype != stmt.target.dtype or any(r.dtype != stmt.target.dtype
                                                                       for r in refs)):
                 return f"{expr_text(use.target)} computes in another dtype than {name}'s {stmt.target.dtype}"
+        if is_emulated(stmt.target.dtype):
+            # bf16/fp8 compute in f32 and round on the store: inlined, the producer's rounding disappears
+            return f"{name} is stored in {stmt.target.dtype}, which rounds once per store: inlining changes it"
         return None
 
     def _inline(self, program: Program, index: int) -> Program:

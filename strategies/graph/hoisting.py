@@ -32,7 +32,7 @@ from leir.ast import (
     walk_expr,
 )
 from leir.ast import statements as all_statements
-from leir.dtypes import dtype_bytes
+from leir.dtypes import dtype_bytes, is_emulated
 from leir.rewrite import insert_blocks, item_at, replace_at, replace_expr_at, statement_at
 
 Path = tuple[int, ...]
@@ -75,7 +75,9 @@ def value_subexpressions(stmt: Assign) -> Iterator[tuple[Path, Expr]]:
 def occurrences(program: Program) -> Iterator[Occurrence]:
     """Every hoistable sub-expression occurrence of the program, in execution order."""
     for path, stmt, loops in all_statements(program.body):
-        if stmt.target.dtype not in FLOAT_DTYPES:
+        # bf16/fp8 statements compute in f32 and round once on the store: a hoisted temporary would round
+        # the sub-expression too, so the rewrite would not be exact (issue 46)
+        if stmt.target.dtype not in FLOAT_DTYPES or is_emulated(stmt.target.dtype):
             continue
         for expr_path, node in value_subexpressions(stmt):
             yield Occurrence(path, expr_path, node, loops)

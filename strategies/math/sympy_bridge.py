@@ -103,6 +103,8 @@ def region_of(program: Program, path: Path, stmt: Assign) -> Region | str:
     """The statement's rewritable region, or why it has none."""
     if stmt.target.dtype not in FLOAT_DTYPES:
         return f"{stmt.target.name} is computed in {stmt.target.dtype}, not a float dtype"
+    if stmt.target.dtype not in MAX_LITERAL:  # fp8: a storage type, rewriting its rounding is not exact
+        return f"{stmt.target.name} is stored in {stmt.target.dtype}, which rounds its result once on the store"
     info = program_info(program).statements.get(path)
     kind = info.kind if info is not None else StmtKind.ASSIGN
     value = strip_parens(stmt.value)

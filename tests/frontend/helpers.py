@@ -6,11 +6,12 @@ import numpy as np
 import torch
 
 from frontend import Translation, translate_module
+from frontend.registry import to_numpy
 from leir import interpreter
 from leir.checker import check
 
-TOLERANCES = {"f64": (1e-9, 1e-10), "f32": (2e-4, 2e-5)}
-TORCH_DTYPES = {"f64": torch.float64, "f32": torch.float32}
+TOLERANCES = {"f64": (1e-9, 1e-10), "f32": (2e-4, 2e-5), "bf16": (3e-2, 1e-2)}
+TORCH_DTYPES = {"f64": torch.float64, "f32": torch.float32, "bf16": torch.bfloat16}
 
 
 def prepare(model: torch.nn.Module, inputs, dtype: str):
@@ -21,7 +22,7 @@ def prepare(model: torch.nn.Module, inputs, dtype: str):
 
 
 def arrays_for(translation: Translation, inputs) -> dict[str, np.ndarray]:
-    arrays = {name: inputs[pos].detach().numpy().copy()
+    arrays = {name: to_numpy(inputs[pos])
               for name, pos in zip(translation.input_names, translation.input_positions, strict=True)}
     arrays.update(translation.values)
     return arrays
@@ -41,7 +42,7 @@ def eager_outputs(model, inputs, translation: Translation) -> dict[str, np.ndarr
 
     collect(result)
     assert len(flat) == len(translation.output_names)
-    return {n: t.detach().numpy() for n, t in zip(translation.output_names, flat, strict=True)}
+    return {n: to_numpy(t) for n, t in zip(translation.output_names, flat, strict=True)}
 
 
 def assert_close(got: dict, expect: dict, dtype: str) -> None:

@@ -665,7 +665,7 @@ def test_dtype_helpers():
     assert dtypes.from_numpy_dtype(np.int32) == "i32"
     assert not dtypes.is_supported("c64")
     with pytest.raises(KeyError):
-        dtypes.numpy_dtype("f8e4m3")
+        dtypes.numpy_dtype("c64")
     # ties to even at bf16 precision (8 significant bits): 1+2^-8 is halfway between 1 and 1+2^-7
     x = np.array([1 + 2**-8, 1 + 3 * 2**-8, np.nan, np.inf, -0.0], dtype=np.float32)
     r = dtypes.round_bf16(x)

@@ -46,6 +46,10 @@ REFUSALS = {
                           "L^{8}_{i=0}L^{4}_{a=0}[C^{f32,g}_{i}=D^{f32,g}_{i}*2;];"),
     "another dtype": ("input A: f32[8]\noutput C: f64[8]\n---\n"
                       "L^{8}_{i=0}[D^{f32,g}_{i}=A^{f32,g}_{i}/3;];L^{8}_{i=0}[C^{f64,g}_{i}=D^{f32,g}_{i};];"),
+    # bf16 and fp8 compute in f32 and round on the store: inlined, D's rounding would disappear (issue 46)
+    "rounds once per store": ("input A: bf16[8]\noutput C: bf16[8]\n---\n"
+                              "L^{8}_{i=0}[D^{bf16,g}_{i}=A^{bf16,g}_{i}/3;];"
+                              "L^{8}_{i=0}[C^{bf16,g}_{i}=D^{bf16,g}_{i}*3;];"),
 }
 
 
