@@ -138,7 +138,9 @@ class TorchSourceReference:
         sets = json.dumps(self.sets, sort_keys=True, default=str)
         shapes = getattr(self, "input_shapes", {})
         resized = f":{sorted(shapes.items())}" if shapes else ""  # unchanged identity without resizes
-        return f"torch:{digest}:{sets}:{self.dtype}{resized}"
+        # inputs are drawn from the source's own domains (``input_domains``): results from before that
+        # (an index of -1 that failed the reference) are not this verification's
+        return f"torch:{digest}:{sets}:{self.dtype}{resized}:source-domains"
 
     def outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         return {k: np.asarray(v) for k, v in self._torch().outputs(dict(arrays)).items()}
