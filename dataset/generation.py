@@ -61,6 +61,24 @@ from strategies.registry import all_strategies
 
 #: ``verify(after, before)`` → a ``VerificationResult.to_json()`` dict.
 VerifyFn = Callable[[Program, Program], Mapping[str, Any]]
+
+
+def second_verification(verify: Callable[..., Mapping[str, Any]]) -> VerifyFn:
+    """The second verification of an N step: special values, then large-offset inputs.
+
+    ``verify(after, before, special_values=..., large_offset=...)`` is the first verification's function.
+    Returns the special-values result unless that passed and the large-offset one did not (then that
+    one, whose ``error`` says how much accuracy the step lost): a rewrite that cancels catastrophically
+    on values near 1000 (a variance expanded into E[x^2] - E[x]^2) passes scattered special values.
+    """
+    def run(after: Program, before: Program) -> Mapping[str, Any]:
+        special = verify(after, before, special_values=True)
+        if str(special.get("outcome")) not in ("pass", "equal_pass"):
+            return special
+        offset = verify(after, before, large_offset=True)
+        return special if str(offset.get("outcome")) in ("pass", "equal_pass") else offset
+
+    return run
 #: ``features(program)`` → the ``dataset.effects.FEATURE_KEYS`` of a program on the run's target.
 FeaturesFn = Callable[[Program], Mapping[str, Any]]
 

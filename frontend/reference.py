@@ -37,6 +37,7 @@ class TorchReference:
         self.translation: Translation = translate_module(
             self.loaded.model, self.loaded.inputs, source_path=str(self.path), target_neutral=target_neutral)
         self._defaults = list(self.loaded.inputs)
+        self._domains: dict[str, dict[str, Any]] | None = None
 
     @property
     def model(self) -> torch.nn.Module:
@@ -60,6 +61,15 @@ class TorchReference:
         return {name: to_numpy(self._defaults[pos])
                 for name, pos in zip(self.translation.input_names, self.translation.input_positions,
                                      strict=True)}
+
+    def input_domains(self) -> dict[str, dict[str, Any]]:
+        """What ``get_inputs()`` gives each input, by LEIR name (``frontend.domains``), as JSON values."""
+        from .domains import observe_domains
+
+        if self._domains is None:  # drawn once per reference: get_inputs() can be large
+            self._domains = observe_domains(self.loaded, self.translation.input_names,
+                                            self.translation.input_positions)
+        return {name: dict(domain) for name, domain in self._domains.items()}
 
     def forward_args(self, arrays: Mapping[str, np.ndarray]) -> list[Any]:
         """The forward's arguments for ``arrays`` (LEIR names); param arrays are loaded into the module."""

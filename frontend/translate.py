@@ -65,6 +65,9 @@ class Translation:
     #: PyTorch keeps whichever of its threads wrote last, so the source's own result can change from run
     #: to run; the translation keeps the last write in row-major order.
     write_order: tuple[str, ...] = ()
+    #: What the source's ``get_inputs()`` gives each input, by LEIR name (``frontend.domains``); filled
+    #: by ``translate_file``, which has the source to draw from (``steptp translate`` writes it beside).
+    input_domains: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _map_args(value: Any, env: dict[fx.Node, Any]) -> Any:
@@ -495,9 +498,14 @@ def translate_file(path: str | Path, *, sets: dict[str, Any] | None = None, dtyp
                    keep_dead_blocks: bool = False,
                    input_shapes: dict[int, tuple[int, ...]] | None = None) -> Translation:
     """Translate a KernelBench-style file (``Model``, ``get_inputs``, ``get_init_inputs``)."""
+    from .domains import observe_domains
+
     loaded = load_source(path, sets, dtype, input_shapes=input_shapes)
-    return translate_module(loaded.model, loaded.inputs, target_neutral=target_neutral,
-                            source_path=str(Path(path)), check=check, keep_dead_blocks=keep_dead_blocks)
+    translation = translate_module(loaded.model, loaded.inputs, target_neutral=target_neutral,
+                                   source_path=str(Path(path)), check=check,
+                                   keep_dead_blocks=keep_dead_blocks)
+    translation.input_domains = observe_domains(loaded, translation.input_names, translation.input_positions)
+    return translation
 
 
 __all__ = ["Translation", "translate_module", "translate_file", "eliminate_dead_blocks"]

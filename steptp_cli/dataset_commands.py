@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -50,7 +49,8 @@ def register(subparsers) -> None:
     gen.add_argument("--no-verify", action="store_true", help="record steps unverified (status unverified)")
     gen.add_argument("--no-cache", action="store_true", help="do not use the verification result cache")
     gen.add_argument("--no-special-values", action="store_true",
-                     help="skip the second verification of N steps on special and large-magnitude inputs")
+                     help="skip the second verification of N steps on special, large-magnitude and "
+                          "large-offset (1000 + N(0,1)) inputs")
     gen.add_argument("--target", default="llvm")
     gen.add_argument("--time", action="store_true",
                      help="time each verified step against its parent: a measured effect on every step")
@@ -183,13 +183,14 @@ def make_verify(*, workers: int, cache: bool, target: str = "llvm", cache_dir: s
                       memory_limit_mb=DEFAULT_MEMORY_LIMIT_MB)
     result_cache = cache_mod.ResultCache(cache_dir) if cache else None
 
-    def verify_step(after, before, *, special_values: bool = False):
+    def verify_step(after, before, *, special_values: bool = False, large_offset: bool = False):
+        second = special_values or large_offset  # the second verification of an N step: never timed
         return verify(after, parent=before, reference="parent", target=target, pool=pool,
-                      special_values=special_values,
+                      special_values=special_values, large_offset=large_offset,
                       cache=result_cache if result_cache is not None else False,
-                      time=time and not special_values, repeats=TIME_REPEATS,
+                      time=time and not second, repeats=TIME_REPEATS,
                       min_repeat_ms=TIME_MIN_REPEAT_MS,
-                      reuse_timings=time and state_reuse and not special_values,
+                      reuse_timings=time and state_reuse and not second,
                       equal_skips_bound=state_reuse).to_json()
 
     return verify_step, pool
@@ -218,7 +219,7 @@ class _Progress:
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from dataset.generation import GenerationConfig, generate
+    from dataset.generation import GenerationConfig, generate, second_verification
     from strategies import get_strategy
     from strategies.registry import UnknownStrategyError
 
@@ -245,7 +246,7 @@ def run_generate(args: argparse.Namespace) -> int:
         verify, pool = make_verify(workers=args.workers, cache=not args.no_cache, target=args.target,
                                    time=args.time, state_reuse=not args.no_state_reuse)
         if not args.no_special_values:
-            verify_special = functools.partial(verify, special_values=True)
+            verify_special = second_verification(verify)
     elif args.time:
         raise UsageError("--time needs verification (drop --no-verify)")
     from tuner.effect import feature_function

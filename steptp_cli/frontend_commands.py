@@ -1,7 +1,8 @@
 """``steptp translate FILE.py``: a KernelBench-style PyTorch file → a checked ``.leir`` program.
 
 Writes ``OUT.leir`` (``leir.program.dump_program``) and, when the program has parameters or constants,
-their values in ``OUT.npz`` beside it (keys = LEIR tensor names), which ``steptp verify`` picks up.
+their values in ``OUT.npz`` beside it (keys = LEIR tensor names), and the domain of each input that
+``get_inputs()`` draws from (``frontend.domains``) in ``OUT.inputs.json``; ``steptp verify`` picks both up.
 Exit codes: 0 written; 1 the model cannot be translated (unsupported operator, check failure);
 2 bad arguments or an unreadable file / unknown ``--set`` constant.
 """
@@ -9,6 +10,7 @@ Exit codes: 0 written; 1 the model cannot be translated (unsupported operator, c
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -46,6 +48,7 @@ def run_translate(args: argparse.Namespace) -> int:
     from leir.errors import LeirError
     from leir.program import dump_program
     from steptp_cli.files import read_text
+    from steptp_cli.verifier_commands import domains_path
 
     path = Path(args.file)
     if not path.is_file():
@@ -80,7 +83,15 @@ def run_translate(args: argparse.Namespace) -> int:
             save_npz(npz, translation.values)
         elif npz.exists():
             npz.unlink()  # a stale file from an earlier translation would feed wrong values
+        domains = domains_path(out)
+        if translation.input_domains:
+            domains.write_text(json.dumps(translation.input_domains, indent=1, sort_keys=True) + "\n",
+                               encoding="utf-8")
+        elif domains.exists():
+            domains.unlink()  # stale domains would draw inputs from another program's distribution
     except OSError as exc:
         raise UsageError(f"cannot write {out}: {exc}") from exc
-    print(f"wrote {out}" + (f" and {out.with_suffix('.npz')}" if translation.values else ""), file=sys.stderr)
+    beside = ((npz, translation.values), (domains, translation.input_domains))
+    written = [str(path) for path, kept in beside if kept]
+    print(f"wrote {out}" + "".join(f" and {p}" for p in written), file=sys.stderr)
     return EXIT_OK

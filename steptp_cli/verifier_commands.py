@@ -35,6 +35,13 @@ def register(subparsers) -> None:
                         help="mix edge values into the inputs: zeros (integer divisors too), negatives, "
                              "large magnitudes, a few NaN/+inf/-inf, out-of-range values where floats "
                              "are converted to integers (docs/leir.md §6)")
+    parser.add_argument("--large-offset", action="store_true",
+                        help="draw every float input as offset + N(0, 1) (offset 1000 in f32/f64, 64 in "
+                             "bf16, 32 in f16): catches rewrites that cancel catastrophically; with "
+                             "--against, the program must also be about as accurate as its parent there")
+    parser.add_argument("--domains", metavar="FILE.json",
+                        help="input domains keyed by LEIR name (default: FILE.inputs.json beside FILE, which "
+                             "translate writes; else the --source's own get_inputs())")
     parser.add_argument("--source", metavar="X.py", help="the PyTorch source program: the reference")
     parser.add_argument("--set", metavar="N=V", action="append", default=[],
                         help="override a size of the source program (repeatable)")
@@ -106,6 +113,20 @@ def _load_params(path: Path) -> dict:
         raise UsageError(f"cannot read params {path}: {exc}") from None
 
 
+def domains_path(leir_path: Path) -> Path:
+    """Where ``translate`` writes the input domains of ``OUT.leir``: ``OUT.inputs.json`` beside it."""
+    return leir_path.with_suffix(".inputs.json")
+
+
+def _load_domains(path: Path) -> dict:
+    from verifier.inputs import domains_from_json
+
+    try:
+        return domains_from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+        raise UsageError(f"cannot read input domains {path}: {exc}") from None
+
+
 def source_dtype(program) -> str:
     """The float dtype the source model is loaded in: the first float tensor, outputs first.
 
@@ -137,6 +158,11 @@ def run_verify(args: argparse.Namespace) -> int:
         params = _load_params(Path(args.params))
     elif beside.exists():
         params = _load_params(beside)
+    domains = {}
+    if args.domains:
+        domains = _load_domains(Path(args.domains))
+    elif domains_path(Path(args.file)).exists():
+        domains = _load_domains(domains_path(Path(args.file)))
     if (args.set or args.input_shapes) and not args.source:
         raise UsageError("--set and --input-shape need --source")
     reference: object
@@ -159,6 +185,7 @@ def run_verify(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     result = verify(program, parent=parent, source=first, target=args.target, seed=args.seed,
                     special_values=args.special_values, time=args.time, reference=reference, params=params,
+                    large_offset=args.large_offset, domains=domains,
                     cache=not args.no_cache, timeout=args.timeout, memory_limit_mb=args.memory_mb,
                     max_bound_iterations=(BOUND_MAX_ITERATIONS if args.max_bound_iterations is None
                                           else args.max_bound_iterations))

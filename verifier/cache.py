@@ -56,13 +56,19 @@ def toolchain_versions() -> dict[str, str]:
 
 def cache_key(*, program_hash: str, parent_hash: str | None, target: str, seed: int, special_values: bool,
               versions: Mapping[str, str], reference: str = "", params_digest: str = "",
-              timed: bool = False) -> str:
-    """The hex digest naming one verification."""
+              timed: bool = False, inputs: str = "") -> str:
+    """The hex digest naming one verification.
+
+    ``inputs`` names what else shaped the inputs (large offset, the source's domains); empty adds
+    nothing, so the keys of verifications without it are unchanged.
+    """
     parts: dict[str, Any] = {
         "program": program_hash, "parent": parent_hash, "target": target, "seed": int(seed),
         "special_values": bool(special_values), "versions": dict(sorted(versions.items())),
         "reference": reference, "params": params_digest, "timed": bool(timed), "schema": 2,
     }
+    if inputs:
+        parts["inputs"] = inputs
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 

@@ -150,7 +150,8 @@ class ScaledAllowance:
         total = np.zeros(e.shape)
         for err in self.errors:
             total = total + _chunk(_broadcast(err, np.shape(self.expected)), start, stop)
-        return SAFETY * total + FLOOR_ULPS * u * (size + tiny)
+        with np.errstate(over="ignore"):  # a bound near the float64 maximum is unbounded: inf, no warning
+            return SAFETY * total + FLOOR_ULPS * u * (size + tiny)
 
     def array(self) -> np.ndarray:
         """The whole allowance, shaped like ``expected``."""

@@ -17,7 +17,16 @@ What makes inputs useful for verification, beyond "random":
   still compared. The program meets more infinities itself: zero divisors, ``log(0)``, ``exp`` of the
   large magnitudes. ``infinities=False`` keeps the ±inf out (NaN only), for a caller whose reference
   has no single answer for them (docs/verification.md, "Special values");
-* parameters and constants come from the source program when the caller passes them (``params``).
+* parameters and constants come from the source program when the caller passes them (``params``);
+* ``large_offset=True`` draws every float *input* as ``offset + N(0, 1)`` (``LARGE_OFFSETS``: 1000 in
+  f32/f64, smaller in f16/bf16 so sums and squares stay finite): values that agree in their leading
+  digits, where a rewrite that subtracts large nearly-equal quantities (a variance expanded into
+  ``E[x^2] - E[x]^2``) loses its accuracy — scattered special values seldom show that. Integer, bool
+  and index tensors, parameters and constants are drawn as usual;
+* ``domains`` (``InputDomain`` by tensor name, what the translation observed of the source's
+  ``get_inputs()``: integer ranges, masks, value ranges) replace the default distribution of the tensors
+  they name, so an index tensor the source draws from ``randint(0, 1024)`` never holds -1 — special
+  values included, which stay inside an integer domain (its ends, and 0 where it lies inside).
 
 Each tensor draws from its own generator seeded by ``(seed, crc32(name))`` so adding a tensor to a
 program never changes the values of the others.
@@ -27,6 +36,8 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -56,6 +67,64 @@ from leir.dtypes import exchange_dtype as leir_exchange_dtype
 INPUT_ROLES = ("input", "param", "const")
 
 _SPECIAL_FRACTION = 8  # one position in this many gets a special value
+
+#: ``large_offset`` inputs are ``offset + N(0, 1)``; the offset per dtype keeps f16/bf16 sums of a few
+#: thousand such values (and bf16's coarse spacing) usable: 1000 in f16 would overflow a sum of 66;
+#: fp8 (computed in f32, stored with 2-3 mantissa bits) keeps a small one.
+LARGE_OFFSETS = {"f64": 1000.0, "f32": 1000.0, "bf16": 64.0, "f16": 32.0, "f8e4m3": 8.0, "f8e5m2": 8.0}
+
+DOMAIN_KINDS = ("int", "bool", "float")
+
+
+@dataclass(frozen=True)
+class InputDomain:
+    """The values a source program's ``get_inputs()`` gives one input (both ends included).
+
+    ``int``: integers in ``[low, high]`` (an index drawn by ``randint(0, n)`` is ``[0, n-1]``) — also a
+    float tensor whose values were all whole numbers; ``bool``: a mask; ``float``: reals in
+    ``[low, high]`` (``rand()`` is ``[0, 1]``; a ``None`` end is unbounded, drawn as today's normal).
+    """
+
+    kind: str
+    low: float | None = None
+    high: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in DOMAIN_KINDS:
+            raise ValueError(f"unknown input domain kind {self.kind!r} (known: {', '.join(DOMAIN_KINDS)})")
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise ValueError(f"input domain [{self.low}, {self.high}] is empty")
+        if self.kind == "int" and (self.low is None or self.high is None):
+            raise ValueError("an int input domain needs both ends")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "low": self.low, "high": self.high}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> InputDomain:
+        if not isinstance(data, Mapping) or "kind" not in data:
+            raise ValueError(f"an input domain is an object with a 'kind', got {data!r}")
+        low, high = data.get("low"), data.get("high")
+        for end in (low, high):
+            if end is not None and (isinstance(end, bool) or not isinstance(end, int | float)):
+                raise ValueError(f"input domain ends must be numbers or null, got {end!r}")
+        return cls(str(data["kind"]), low, high)
+
+
+def domains_from_json(data: Mapping[str, Any]) -> dict[str, InputDomain]:
+    """``{name: InputDomain}`` from the JSON object ``steptp translate`` writes beside the program."""
+    if not isinstance(data, Mapping):
+        raise ValueError("input domains must be a JSON object keyed by tensor name")
+    return {str(name): InputDomain.from_json(value) for name, value in data.items()}
+
+
+def domains_digest(domains: Mapping[str, InputDomain] | None) -> str:
+    """A stable text of ``domains`` (part of the result cache key); empty when there are none."""
+    if not domains:
+        return ""
+    import json
+
+    return json.dumps({k: domains[k].to_json() for k in sorted(domains)}, sort_keys=True)
 
 
 def exchange_dtype(dtype: str) -> np.dtype:
@@ -257,13 +326,64 @@ def _special_int(values: np.ndarray, rng: np.random.Generator, target: np.dtype,
     return out
 
 
+def _int_domain(domain: InputDomain, index_bound: int | None) -> tuple[int, int] | None:
+    """The integer range ``[low, high]`` to draw from: the domain, inside the program's index bound."""
+    assert domain.low is not None and domain.high is not None
+    low, high = int(np.ceil(domain.low)), int(np.floor(domain.high))
+    if index_bound is not None:
+        low, high = max(low, 0), min(high, max(int(index_bound), 1) - 1)
+    return (low, high) if low <= high else None
+
+
+def _from_domain(name: str, dtype: str, shape: tuple[int, ...], domain: InputDomain, *, seed: int,
+                 special_values: bool, index_bound: int | None, positive: bool,
+                 infinities: bool) -> np.ndarray | None:
+    """Values inside ``domain`` (``None``: the domain gives nothing to draw from, use the default rule).
+
+    Special values stay inside an integer or bool domain (its ends, and 0 where it lies inside): an
+    index is never out of range. A float domain gets its ends, then the NaN/±inf of the default rule.
+    """
+    rng = _rng(seed, name)
+    target = exchange_dtype(dtype)
+    if domain.kind == "bool" or dtype == "bool":
+        return np.asarray(rng.random(size=shape) < 0.5).astype(target)
+    if domain.kind == "int":
+        bounds = _int_domain(domain, index_bound)
+        if bounds is None:
+            return None
+        low, high = bounds
+        values: np.ndarray = rng.integers(low, high + 1, size=shape, dtype=np.int64)
+        if special_values:
+            srng = _rng(seed, name, 1)
+            palette = np.array(sorted({low, high} | ({0} if low <= 0 <= high else set())), dtype=np.int64)
+            mask = srng.integers(0, _SPECIAL_FRACTION, size=shape) == 0
+            values = np.where(mask, palette[srng.integers(0, len(palette), size=shape)], values)
+        return values.astype(target)
+    if domain.low is None or domain.high is None or dtype not in FLOAT_DTYPES:
+        return None
+    floats = domain.low + (domain.high - domain.low) * rng.random(size=shape)
+    if special_values:
+        srng = _rng(seed, name, 1)
+        mask = srng.integers(0, _SPECIAL_FRACTION, size=shape) == 0
+        ends = np.where(srng.integers(0, 2, size=shape) == 0, domain.low, domain.high)
+        floats = _with_nonfinite(np.where(mask, ends, floats), _rng(seed, name, 2), positive, infinities)
+    with np.errstate(over="ignore"):
+        return floats.astype(target)
+
+
 def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int, special_values: bool = False,
                     index_bound: int | None = None, positive: bool = False,
-                    nonzero: bool = False, converted: bool = False, infinities: bool = True) -> np.ndarray:
+                    nonzero: bool = False, converted: bool = False, infinities: bool = True,
+                    large_offset: bool = False, domain: InputDomain | None = None) -> np.ndarray:
     """One seeded array; see the module docstring for what each flag guarantees."""
     rng = _rng(seed, name)
     shape = tuple(int(d) for d in shape)
     target = exchange_dtype(dtype)
+    if domain is not None:
+        drawn = _from_domain(name, dtype, shape, domain, seed=seed, special_values=special_values,
+                             index_bound=index_bound, positive=positive, infinities=infinities)
+        if drawn is not None:
+            return drawn
     if index_bound is not None:
         bound = max(int(index_bound), 1)
         values: np.ndarray = rng.integers(0, bound, size=shape, dtype=np.int64)
@@ -277,7 +397,9 @@ def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int,
         return np.asarray(rng.random(size=shape) < 0.5)
     if dtype in FLOAT_DTYPES:
         values = rng.standard_normal(size=shape)
-        if positive:
+        if large_offset:
+            values = values + LARGE_OFFSETS[dtype]  # positive already: a log/sqrt argument stays defined
+        elif positive:
             values = np.abs(values) + 0.1
         if special_values:
             mask, special = _special_float(shape, _rng(seed, name, 1), dtype, converted)
@@ -305,8 +427,12 @@ def generate_tensor(name: str, dtype: str, shape: tuple[int, ...], *, seed: int,
 def make_inputs(program: Program, *, seed: int = 0, special_values: bool = False,
                 params: Mapping[str, np.ndarray] | None = None,
                 shapes: Mapping[str, tuple[int, ...]] | None = None,
-                infinities: bool = True) -> dict[str, np.ndarray]:
+                infinities: bool = True, large_offset: bool = False,
+                domains: Mapping[str, InputDomain] | None = None) -> dict[str, np.ndarray]:
     """Arrays for every input/param/const of the signature, in signature order.
+
+    ``large_offset`` shifts the float *inputs* (not parameters or constants) by ``LARGE_OFFSETS``;
+    ``domains`` draws the tensors they name from the source's own distribution (module docstring).
 
     ``params`` (e.g. a ``.npz`` of the source module's weights, keyed by LEIR names) override the
     generated values of the tensors they name; they are cast to the declared dtype and must have the
@@ -334,7 +460,8 @@ def make_inputs(program: Program, *, seed: int = 0, special_values: bool = False
         arrays[decl.name] = generate_tensor(
             decl.name, decl.dtype, tuple(decl.shape), seed=seed, special_values=special_values,
             index_bound=bounds.get(decl.name), positive=decl.name in positive,
-            nonzero=decl.name in divisors, converted=decl.name in converted, infinities=infinities)
+            nonzero=decl.name in divisors, converted=decl.name in converted, infinities=infinities,
+            large_offset=large_offset and decl.role == "input", domain=(domains or {}).get(decl.name))
     return arrays
 
 

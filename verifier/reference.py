@@ -25,6 +25,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import numpy as np
 
 from leir.ast import Program, statements
+from verifier.inputs import InputDomain
 from verifier.result import TimingStats
 
 T = TypeVar("T")
@@ -137,7 +138,9 @@ class TorchSourceReference:
         sets = json.dumps(self.sets, sort_keys=True, default=str)
         shapes = getattr(self, "input_shapes", {})
         resized = f":{sorted(shapes.items())}" if shapes else ""  # unchanged identity without resizes
-        return f"torch:{digest}:{sets}:{self.dtype}{resized}"
+        # inputs are drawn from the source's own domains (``input_domains``): results from before that
+        # (an index of -1 that failed the reference) are not this verification's
+        return f"torch:{digest}:{sets}:{self.dtype}{resized}:source-domains"
 
     def outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         return {k: np.asarray(v) for k, v in self._torch().outputs(dict(arrays)).items()}
@@ -156,6 +159,13 @@ class TorchSourceReference:
     def inputs(self) -> dict[str, np.ndarray]:
         """The file's own ``get_inputs()`` values by LEIR name (what ``time_eager`` can be given)."""
         return self._torch().inputs()
+
+    def input_domains(self) -> dict[str, InputDomain]:
+        """What the file's ``get_inputs()`` gives each input (``frontend.domains``): the inputs drawn from
+        them keep the reference inside its own domain (an index never -1, a ``log`` argument positive)."""
+        from verifier.inputs import domains_from_json
+
+        return domains_from_json(self._torch().input_domains())
 
     def time_eager(self, arrays: Mapping[str, np.ndarray], **options: Any) -> tuple[TimingStats, str]:
         """Time the eager module's forward on ``arrays`` with ``verifier.timing``'s protocol.
@@ -176,6 +186,8 @@ class _EagerModule(Protocol):
     def params(self) -> dict[str, np.ndarray]: ...
 
     def inputs(self) -> dict[str, np.ndarray]: ...
+
+    def input_domains(self) -> dict[str, Any]: ...
 
     def serial_outputs(self, arrays: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]: ...
 

@@ -34,6 +34,7 @@ from leir.semantics import ProgramInfo
 from verifier import cache as cache_mod
 from verifier.compare import RULE_VERSION
 from verifier.errors import KernelFailure
+from verifier.inputs import InputDomain, domains_digest
 from verifier.reference import (
     BOUND_MAX_ITERATIONS,
     INTERPRETER_MAX_ITERATIONS,
@@ -124,7 +125,8 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
            max_interpreter_iterations: int = INTERPRETER_MAX_ITERATIONS,
            max_bound_iterations: int = BOUND_MAX_ITERATIONS,
            repeats: int = 7, min_repeat_ms: float = 50.0, reuse: bool = True,
-           reuse_timings: bool = False, equal_skips_bound: bool = False) -> VerificationResult:
+           reuse_timings: bool = False, equal_skips_bound: bool = False, large_offset: bool = False,
+           domains: Mapping[str, InputDomain] | None = None) -> VerificationResult:
     """Verify ``program`` (a step's after-state) against ``parent`` (its before-state) and a reference.
 
     ``reference``: a ``Reference`` object (e.g. ``TorchSourceReference``), ``"none"``/``"parent"`` to
@@ -138,6 +140,11 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
     parent's skip the error bound, which any tolerance they already meet (an exact step needs only that).
     ``max_interpreter_iterations`` caps the interpreter as a reference, ``max_bound_iterations`` the
     error bound (above it: the fixed per-dtype tolerance; ``0`` forces the fixed one).
+    ``large_offset``: float inputs are ``offset + N(0, 1)`` (``verifier.inputs.LARGE_OFFSETS``), and a
+    program compared with a different trusted program must also be about as accurate as it there
+    (``verifier.accuracy``). ``domains``: the source's input domains (``InputDomain`` by name, what
+    ``steptp translate`` writes beside the program); without them a PyTorch source reference gives its
+    own, and other programs get the default distribution.
     """
     from leir.program import program_hash
     from verifier.targets import kind as target_kind
@@ -162,7 +169,8 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
         result_cache = cache if isinstance(cache, cache_mod.ResultCache) else None
     key = cache_mod.cache_key(program_hash=base["program_hash"], parent_hash=base["parent_hash"],
                               target=target, seed=seed, special_values=special_values, versions=versions,
-                              reference=reference_id, params_digest=params_digest(params), timed=time)
+                              reference=reference_id, params_digest=params_digest(params), timed=time,
+                              inputs=("large-offset|" if large_offset else "") + domains_digest(domains))
     if result_cache is not None:
         hit = result_cache.get(key)
         if hit is not None:
@@ -186,7 +194,8 @@ def verify(program: Program, *, parent: Program | None = None, source: Program |
                     special_values=special_values, time=time, run=runs, reference=chosen, params=params,
                     shapes={name: t.shape for name, t in info.tensors.items()}, repeats=repeats,
                     min_repeat_ms=min_repeat_ms, notes=notes, max_bound_iterations=max_bound_iterations,
-                    reuse=reuse, reuse_timings=reuse_timings, equal_skips_bound=equal_skips_bound)
+                    reuse=reuse, reuse_timings=reuse_timings, equal_skips_bound=equal_skips_bound,
+                    large_offset=large_offset, domains=dict(domains or {}))
     worker_pool = pool or default_pool()
     counters["jobs"] += 1
     job = worker_pool.run(verify_job, spec, timeout=timeout,

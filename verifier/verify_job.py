@@ -24,7 +24,7 @@ from verifier import cpu_share
 from verifier import reuse as reuse_mod
 from verifier.compare import Comparison, ScaledAllowance, compare_outputs, outputs_bitwise_equal
 from verifier.errors import VerifierError
-from verifier.inputs import fresh_seed, make_inputs
+from verifier.inputs import InputDomain, fresh_seed, make_inputs
 from verifier.reference import (
     BOUND_MAX_ITERATIONS,
     InterpreterReference,
@@ -68,6 +68,12 @@ class JobSpec:
     #: Outputs bitwise equal to the parent's (the expected ones) pass any tolerance: skip the error bound
     #: (only the fixed-tolerance comparison is reported). ``False``: the old path that evaluates it anyway.
     equal_skips_bound: bool = False
+    #: Float inputs are ``offset + N(0, 1)``; a program compared with another trusted program must be
+    #: about as accurate as it there too (``verifier.accuracy``).
+    large_offset: bool = False
+    #: The source's input domains by tensor name (``verifier.inputs.InputDomain``); empty: a PyTorch
+    #: reference's own, if it has them.
+    domains: dict[str, InputDomain] = field(default_factory=dict)
 
 
 def _stage(name: str) -> None:
@@ -275,6 +281,48 @@ def _nonfinite_by_f64(reference: Reference | None, outputs: Mapping[str, np.ndar
     return fixed
 
 
+def _domains(spec: JobSpec, reference: Reference | None, notes: list[str]) -> dict[str, InputDomain]:
+    """The caller's input domains, else a PyTorch source reference's own (what its get_inputs() gives)."""
+    if spec.domains:
+        return dict(spec.domains)
+    own = getattr(reference, "input_domains", None)
+    if own is None:
+        return {}
+    try:
+        return dict(own())
+    except Exception as exc:
+        note = f"the source's input domains could not be read ({error_text(exc)}): default inputs"
+        if note not in notes:
+            notes.append(note)
+        return {}
+
+
+def _inaccurate(spec: JobSpec, trusted: Program, outputs: Mapping[str, np.ndarray],
+                expected: Mapping[str, np.ndarray], arrays: Mapping[str, np.ndarray], digest: str | None,
+                notes: list[str]) -> list[str]:
+    """Why ``outputs`` are much less accurate than ``expected`` against ``trusted`` in float64 (empty: they
+    are not, or there is nothing to measure: the same program, or no float64 value to measure with)."""
+    from leir.program import program_hash
+    from verifier.accuracy import accuracy
+    from verifier.error_bound import program_bound
+
+    if program_hash(trusted) == program_hash(spec.program):
+        return []
+    if iteration_count(trusted) > spec.max_bound_iterations:
+        notes.append("large-offset accuracy not measured: the trusted program is too large to evaluate "
+                     "in f64")
+        return []
+    bound = _bound_fn(digest) or (lambda q, a: program_bound(q, a).outputs)
+    try:
+        exact = {name: b.value for name, b in bound(trusted, arrays).items()}
+    except Exception as exc:
+        notes.append(f"large-offset accuracy not measured ({error_text(exc)})")
+        return []
+    found = accuracy(outputs, expected, exact, _output_dtypes(spec.program))
+    notes.extend(f"large-offset accuracy {a.reason()}" for a in found)
+    return [a.reason() for a in found if not a.ok]
+
+
 def verify_job(spec: JobSpec) -> dict[str, Any]:
     """Runs inside a sandbox worker; returns the fields of a ``VerificationResult``."""
     from verifier import timing
@@ -314,8 +362,12 @@ def verify_job(spec: JobSpec) -> dict[str, Any]:
         return out
 
     _stage("inputs")
+    domains = _domains(spec, reference, out["notes"])
     arrays = make_inputs(spec.program, seed=spec.seed, special_values=spec.special_values, params=params,
-                         shapes=spec.shapes)
+                         shapes=spec.shapes, large_offset=spec.large_offset, domains=domains)
+    if spec.large_offset:
+        out["notes"].append("large-offset inputs: every float input is offset + N(0, 1) "
+                            "(offset 1000 in f32/f64, 64 in bf16, 32 in f16)")
     digest = reuse_mod.arrays_digest(arrays) if spec.reuse else None
     _stage("run")
     run_start = _time.perf_counter()
@@ -375,8 +427,15 @@ def verify_job(spec: JobSpec) -> dict[str, Any]:
         out["outputs"] = {k: c.to_json() for k, c in comparisons.items()}
         out["max_abs_error"], out["max_rel_error"] = _max_errors(comparisons)
         out["tolerance"], out["max_error_ratio"] = _tolerance_summary(comparisons)
+        same = expected is parent_outputs and out.get("bitwise_equal_parent")  # as accurate, bit for bit
+        inaccurate = (_inaccurate(spec, trusted, outputs, expected, arrays, digest, out["notes"])
+                      if spec.large_offset and not same and all(c.ok for c in comparisons.values()) else [])
         if not all(c.ok for c in comparisons.values()):
             out["outcome"] = Outcome.FAIL.value
+        elif inaccurate:
+            out["outcome"] = Outcome.FAIL.value
+            out["error"] = ("on large-offset inputs the program is much less accurate than the program it "
+                            "is compared with (catastrophic cancellation?): " + "; ".join(inaccurate))
         elif out.get("bitwise_equal_parent"):
             out["outcome"] = Outcome.EQUAL_PASS.value
         else:
@@ -432,6 +491,7 @@ def _time_all(spec: JobSpec, kernel: Any, parent_kernel: Any, reference: Referen
     from verifier import timing
 
     fresh = make_inputs(spec.program, seed=fresh_seed(spec.seed), special_values=False, params=params,
+                        domains=_domains(spec, reference, []),
                         shapes=spec.shapes)
     digest = reuse_mod.arrays_digest(fresh) if spec.reuse else None
     options = {"repeats": spec.repeats, "min_repeat_ms": spec.min_repeat_ms}
