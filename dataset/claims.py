@@ -32,11 +32,12 @@ L1_BYTES = {"llvm": TARGET_L1_BYTES}
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 
 
-def shown(value: float) -> str:
-    """A number as a trace writes it: integers whole, others to three significant digits (no exponent)."""
+def shown(value: float, digits: int = 3) -> str:
+    """A number as a trace writes it: integers whole, others to ``digits`` significant digits (no
+    exponent; at least 1000 whole)."""
     if float(value).is_integer() or abs(value) >= 1000:
         return str(round(value))
-    digits = max(0, 2 - _magnitude(abs(value)))
+    digits = max(0, digits - 1 - _magnitude(abs(value)))
     text = f"{value:.{digits}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 

@@ -44,9 +44,17 @@ def strategy_part(rationale: str) -> str:
     return rationale.split("\n" + EFFECT, 1)[0]
 
 
+def _change(before: float, after: float) -> str:
+    """``before → after`` with as many digits (3 to 6) as it takes for a change to show as one."""
+    for digits in range(3, 7):
+        if shown(before, digits) != shown(after, digits):
+            break
+    return f"{shown(before, digits)} → {shown(after, digits)}"
+
+
 def _estimate_sentence(estimate: Mapping[str, Any], target: str | None) -> str:
     parent, child = estimate["parent"], estimate["child"]
-    changed = [f"{words} {shown(parent[key])} → {shown(child[key])}"
+    changed = [f"{words} {_change(parent[key], child[key])}"
                for key, words in FEATURE_WORDS if parent[key] != child[key]]
     same = [f"{words} {shown(parent[key])}" for key, words in FEATURE_WORDS if parent[key] == child[key]]
     text = f"The cost model on {target or 'its target'} gives "
