@@ -242,3 +242,31 @@ def test_version_1_records_have_no_reasoning_and_lint_says_so(records):
     record["trace"]["rationale"] = record["trace"]["rationale"].split("\n")[0]
     messages = [p.message for p in lint([record])]
     assert "the rationale does not state the step's effect (one 'Effect:' line)" in messages
+
+
+def test_a_faster_step_with_a_follow_up_names_it_too(records):
+    record = next(r for r in records if r["effect"]["verdict"] == "faster")
+    follower = next(r for r in records if r["step_id"] != record["step_id"])
+    record["effect"]["follow_up"] = {"step_id": follower["step_id"], "strategy": follower["strategy"],
+                                     "speedup": 1.75}
+    write_reasoning(records)
+    assert (f"It also enables the verified faster follow-up {follower['strategy']} (step "
+            f"{follower['step_id'][:12]}) at 1.75x.") in record["trace"]["rationale"]
+    assert _messages(records) == []
+    _replace(record, "at 1.75x", "at 1.8x")
+    assert any("the follow-up's speedup 1.8" in m for m in _messages(records))
+
+
+def test_a_feature_change_is_shown_with_the_digits_it_takes_to_show_as_one(records):
+    record = next(r for r in records if r["effect"]["estimate"])
+    record["effect"]["estimate"]["parent"]["reuse_per_element"] = 2.00584
+    record["effect"]["estimate"]["child"]["reuse_per_element"] = 2.00777
+    write_reasoning(records)
+    assert "reuse per element 2.006 → 2.008" in record["trace"]["rationale"]
+    assert _messages(records) == []
+
+
+def test_checking_the_strategys_text_twice_changes_nothing(records):
+    for record in records:
+        own = record["trace"]["rationale"].split("\n")[0]
+        assert checked_text(own, record) == own
