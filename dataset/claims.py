@@ -95,10 +95,10 @@ def _credit(match: re.Match[str], sentence: str, record: Mapping[str, Any]) -> s
 
 
 def _target_l1(sentence: str, record: Mapping[str, Any]) -> tuple[str, int] | None:
-    effect = record.get("effect")
-    target = effect.get("target") if isinstance(effect, Mapping) else None
+    """The target the sentence names (``of the llvm target``), else the record's, with its L1 bytes."""
     named = re.search(r"of the (\w+) target", sentence)
-    target = target or (named.group(1) if named else None)
+    effect = record.get("effect")
+    target = named.group(1) if named else effect.get("target") if isinstance(effect, Mapping) else None
     return (target, L1_BYTES[target]) if target in L1_BYTES else None
 
 

@@ -189,6 +189,10 @@ def test_stays_in_cache_needs_a_footprint_within_the_targets_l1(records):
     misses = "One tile touches about 4096 bytes, so the tile does not stay in L1 while it is computed."
     assert any("within the 32768-byte L1" in p for p in claim_problems(misses, record))
     assert any("without stating a footprint" in p for p in claim_problems("The data stays in cache.", record))
+    record["effect"]["target"] = "cuda"  # the sentence names its target: llvm's L1 still decides it
+    assert claim_problems(fits, record) == []
+    assert any("without a known cache size" in p for p in claim_problems("It stays in cache (about 64 bytes).",
+                                                                           record))
 
 
 def test_contiguous_along_is_checked_against_the_before_state(records):
