@@ -33,6 +33,9 @@ FEATURE_WORDS = (("bytes_moved", "bytes moved"), ("work", "work"), ("innermost_s
                  ("reuse_per_element", "reuse per element"))
 #: How a verdict is said.
 VERDICT_WORDS = {"faster": "faster", "neutral": "no gain", "slower": "slower", "unknown": "unknown"}
+#: How a credited enabling step's own verdict is said before its follow-up is named.
+ON_ITS_OWN = {"neutral": "With no gain of its own", "slower": "Slower on its own",
+              "unknown": "With no known gain of its own"}
 #: How many characters of a follow-up's step id the effect line names.
 STEP_ID_SHOWN = 12
 
@@ -87,7 +90,8 @@ def _follow_up_sentence(effect: Mapping[str, Any]) -> str:
     follow = effect.get("follow_up")
     gains = effect.get("verdict") == "faster"
     if isinstance(follow, Mapping):
-        lead = "It also enables" if gains else "With no gain of its own it is credited as enabling:"
+        own = ON_ITS_OWN.get(str(effect.get("verdict")), ON_ITS_OWN["unknown"])
+        lead = "It also enables" if gains else f"{own}, it is credited as enabling:"
         return (f"{lead} the verified faster follow-up {follow['strategy']} (step "
                 f"{str(follow['step_id'])[:STEP_ID_SHOWN]}) at {shown(follow['speedup'])}x.")
     if gains:

@@ -27,6 +27,7 @@ from dataset.claims import agrees, claim_problems, follow_up
 from dataset.effect_reasoning import (
     EFFECT,
     FEATURE_WORDS,
+    ON_ITS_OWN,
     SELECTION,
     STEP_ID_SHOWN,
     VERDICT_WORDS,
@@ -158,9 +159,11 @@ def _follow_up(match: re.Match[str], record: Mapping[str, Any], out: list[str]) 
     _number(speedup, found["speedup"], "the follow-up's speedup", out)
 
 
-def _no_gain_credit(match: re.Match[str], record: Mapping[str, Any], out: list[str]) -> None:
-    if _effect(record).get("verdict") == "faster":
-        out.append("says the step has no gain of its own, but its verdict is faster")
+def _own_verdict(match: re.Match[str], record: Mapping[str, Any], out: list[str]) -> None:
+    said = {words: verdict for verdict, words in ON_ITS_OWN.items()}[match.group(1)]
+    verdict = _effect(record).get("verdict")
+    if said != verdict:
+        out.append(f"says {match.group(1)!r}, but the step's verdict is {verdict}")
 
 
 def _not_credited(match: re.Match[str], record: Mapping[str, Any], out: list[str]) -> None:
@@ -185,7 +188,7 @@ EFFECT_CLAIMS: tuple[tuple[re.Pattern[str], LineCheck], ...] = (
      _measured),
     (re.compile(rf"Verdict: ({_WORDS})(?: \((measured|estimated) {_NUM}x)?"), _verdict),
     (re.compile(rf"the verified faster follow-up (\w+) \(step ([0-9a-f]+)\) at {_NUM}x"), _follow_up),
-    (re.compile(r"With no gain of its own"), _no_gain_credit),
+    (re.compile(rf"({'|'.join(ON_ITS_OWN.values())}), it is credited as enabling"), _own_verdict),
     (re.compile(r"No verified faster step follows from its after-state in this file, so it is not "
                 r"credited as enabling"), _not_credited),
 )

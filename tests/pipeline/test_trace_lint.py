@@ -138,9 +138,14 @@ def test_a_follow_up_is_credited_only_when_the_record_has_one(records):
                                      "speedup": 2.5}
     write_reasoning(records)
     text = record["trace"]["rationale"]
-    assert (f"With no gain of its own it is credited as enabling: the verified faster follow-up "
+    own = "With no gain of its own" if record["effect"]["verdict"] == "neutral" else "Slower on its own"
+    assert (f"{own}, it is credited as enabling: the verified faster follow-up "
             f"{follower['strategy']} (step {follower['step_id'][:12]}) at 2.5x.") in text
     assert _messages(records) == []
+    other = "Slower on its own" if own != "Slower on its own" else "With no gain of its own"
+    _replace(record, own, other)
+    assert any(f"says {other!r}, but the step's verdict is" in m for m in _messages(records))
+    _replace(record, other, own)
     record["effect"]["follow_up"] = None  # the text names a follow-up the record does not have
     assert any("but the record credits none" in m for m in _messages(records))
     assert any("does not state that no follow-up is credited" in m for m in _messages(records))
