@@ -20,7 +20,9 @@ Every record carries its ``effect`` (``dataset.effects``): the estimate from an 
 (``features(program) -> dict``; ``steptp generate`` passes the tuner's cost-model features for its target,
 the parent's computed once per state), the measurement from the verification's timings when it timed the
 step against its parent, and, once the whole run is written, the ``follow_up`` linking a step to the
-fastest faster step taken from its after-state (the file is rewritten in place, in the same order).
+fastest faster step taken from its after-state, and each trace's rationale gains its effect and selection
+lines, written from those numbers (``dataset.effect_reasoning``; the file is rewritten in place, in the
+same order).
 
 Resumable: ``StepWriter`` reads the step ids already in the output (dropping a half-written last line);
 a planned step whose id is there is neither applied, verified nor written again — its recorded child is
@@ -39,6 +41,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TextIO
 
+from dataset.effect_reasoning import write_reasoning
 from dataset.effects import effect_json, estimate_json, link_follow_ups, measured_json, target_family
 from dataset.planning import PlannedStep, StepFailure, attempt, plan_steps, traceback_summary
 from dataset.records import (
@@ -413,17 +416,21 @@ def generate(sources: Iterable[Source], config: GenerationConfig, output: str | 
 
 def link_output_follow_ups(path: str | Path) -> int:
     """Set ``effect.follow_up`` in every record of ``path`` from the steps taken from its after-state,
+    then write every trace's effect and selection lines from the effects (``dataset.effect_reasoning``),
     rewriting the file (same order, atomically) only when one changed or was upgraded from an older
     schema version; how many links changed.
 
-    Runs after the whole generation, so the children of every state are known; a run interrupted before
-    it is linked by the resumed run, and a second pass changes nothing (same records, same bytes).
+    Runs after the whole generation, so the children of every state and their effects are known; a run
+    interrupted before it is linked by the resumed run, and a second pass changes nothing (same records,
+    same bytes).
     """
     path = Path(path)
     lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     records = [upgrade(json.loads(line)) for line in lines]
     changed = link_follow_ups(records)
-    if changed or any(dumps(r) != line for r, line in zip(records, lines, strict=True)):  # or upgraded
+    reasoned = write_reasoning(records)
+    upgraded = any(dumps(r) != line for r, line in zip(records, lines, strict=True))
+    if changed or reasoned or upgraded:
         partial = path.with_name(path.name + ".linking")
         partial.write_text("".join(dumps(r) + "\n" for r in records), encoding="utf-8")
         partial.replace(path)

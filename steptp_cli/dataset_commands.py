@@ -9,6 +9,8 @@
   (``dataset.filtering``), printing the per-strategy distribution before and after.
 * ``render STEPS.jsonl --format messages|prompt-completion [--multi-answer K] -o SFT.jsonl`` — SFT rows
   (``dataset.rendering``).
+* ``lint STEPS.jsonl...`` — every trace checked against its record's numbers (``dataset.trace_lint``):
+  each problem with its step id, a summary per file, exit 1 when any.
 """
 
 from __future__ import annotations
@@ -80,6 +82,13 @@ def register(subparsers) -> None:
     ren.add_argument("--seed", type=int, default=0)
     ren.add_argument("-o", "--output", required=True, metavar="SFT.jsonl")
     ren.set_defaults(handler=run_render)
+
+    lint = subparsers.add_parser("lint", help="check every trace's numbers and claims against its record",
+                                 description="Check that no trace states a number or a claim its record "
+                                             "contradicts, and that no two records share a rationale "
+                                             "verbatim across before states or strategies.")
+    lint.add_argument("files", nargs="+", metavar="STEPS.jsonl")
+    lint.set_defaults(handler=run_lint)
 
 
 # -------------------------------------------------------------------------------------------- sources
@@ -338,3 +347,20 @@ def run_render(args: argparse.Namespace) -> int:
     print(f"wrote {count} {args.format} row(s) to {args.output}", file=sys.stderr)
     return EXIT_OK if count else EXIT_INVALID
 
+
+
+def run_lint(args: argparse.Namespace) -> int:
+    from dataset.trace_lint import lint, summarize
+
+    total = 0
+    for file in args.files:
+        try:
+            records = _records(file)
+        except _Invalid:
+            return EXIT_INVALID
+        problems = lint(records)
+        for problem in problems:
+            print(f"{file}: {problem}")
+        print(f"{file}: {summarize(records).line(problems)}")
+        total += len(problems)
+    return EXIT_INVALID if total else EXIT_OK

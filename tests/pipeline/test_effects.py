@@ -17,6 +17,7 @@ from dataset.effects import (
 )
 from dataset.generation import GenerationConfig, generate, link_output_follow_ups
 from dataset.records import dumps, load_records
+from dataset.trace_lint import lint
 from leir.program import load_program
 from tuner.effect import feature_function, program_features
 
@@ -130,6 +131,11 @@ def test_generation_gives_every_step_an_estimate_and_links_follow_ups(tmp_path):
             follow = by_id[link["step_id"]]
             assert follow["parent"]["hash"] == r["child"]["hash"] and follow["effect"]["verdict"] == "faster"
             assert follow["depth"] == r["depth"] + 1
+            assert (f"follow-up {follow['strategy']} (step {follow['step_id'][:12]})"
+                    in r["trace"]["rationale"])
+    # the rationales were rewritten from the links: credited follow-ups named, every number checked
+    assert lint(records) == []
+    assert any("it is credited as enabling" in r["trace"]["rationale"] for r in records)
 
 
 def test_resuming_a_version_1_file_upgrades_it(tmp_path):

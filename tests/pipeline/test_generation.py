@@ -9,6 +9,7 @@ import pytest
 from dataset.generation import GenerationConfig, generate
 from dataset.planning import param_choices, plan_steps
 from dataset.records import load_records, validation_errors
+from dataset.trace_lint import lint
 from leir.ast import Program
 from leir.program import program_from_json, program_hash
 from strategies import Level, Site, Strategy, TraceBuilder, all_strategies
@@ -41,6 +42,7 @@ def test_every_record_matches_the_schema_and_every_trace_is_grounded(tmp_path):
         assert record["trace"]["text"] == trace.render()
         assert program_hash(parent) == record["parent"]["hash"]
         assert program_hash(child) == record["child"]["hash"]
+    assert lint(records) == []  # no trace states a number or a claim its record contradicts
 
 
 def test_same_sources_and_seed_give_the_same_file_byte_for_byte(tmp_path):
@@ -254,6 +256,7 @@ def test_verified_steps_of_exact_strategies_are_equal_pass(tmp_path, verify_two_
         else:
             assert r["failure"]["reason"]
     assert sum(r["status"] == "verified" for r in records) >= 0.95 * len(records)
+    assert lint(records) == []
     json.dumps(records)  # plain JSON all the way down
 
 
