@@ -179,6 +179,26 @@ def reasoned_rationale(record: Mapping[str, Any], ranked: Sequence[Mapping[str, 
     return "\n".join(p for p in (own, effect_line(record), selection_line(record, ranked, origin)) if p)
 
 
+#: The selection line of a step whose after-state a reviewer replaced: its old rank no longer holds.
+EDITED_SELECTION = (SELECTION + "edited by a reviewer after generation, so not ranked against the state's "
+                    "other candidates.")
+
+
+def with_edited_reasoning(text: str, record: Mapping[str, Any]) -> str:
+    """``text`` (a rationale or a whole trace) with its effect and selection lines rewritten for a step
+    whose after-state a reviewer replaced: the effect says what ``record`` now holds (usually nothing
+    measured), the selection that the generated ranking no longer applies. Other lines stay as written."""
+    lines = text.split("\n")
+    kept = [line for line in lines if not line.startswith((EFFECT, SELECTION))]
+    new = [effect_line(record), EDITED_SELECTION]
+    if len(kept) == len(lines):  # no reasoning lines yet: append them to the rationale's paragraph
+        return text.rstrip("\n") + "\n" + "\n".join(new)
+    at = next(i for i, line in enumerate(lines) if line.startswith((EFFECT, SELECTION)))
+    before = [line for line in lines[:at] if not line.startswith((EFFECT, SELECTION))]
+    after = [line for line in lines[at:] if not line.startswith((EFFECT, SELECTION))]
+    return "\n".join(before + new + after)
+
+
 def write_reasoning(records: list[dict[str, Any]]) -> int:
     """Rewrite every trace's rationale (and text) from the records' effects; how many changed."""
     groups = candidates(records)

@@ -10,7 +10,8 @@ Every record with a trace is read back against itself and its file:
   what the record has (an estimate, a measurement, a follow-up) must be stated; a number or verdict
   word no check reads is a problem of its own;
 * the ``Selection:`` line: the rank, the number of candidates and the named best (or runner-up) with its
-  speedup must be those of the file's candidates from the same before state;
+  speedup must be those of the file's candidates from the same before state (``partial``, for a filtered
+  file or an export split: consistent with the candidates the file still holds);
 * across the file: two records share a rationale verbatim only when their before state and strategy
   are the same.
 """
@@ -25,6 +26,7 @@ from typing import Any
 from dataset.benefit import speedup as best_speedup
 from dataset.claims import agrees, claim_problems, follow_up
 from dataset.effect_reasoning import (
+    EDITED_SELECTION,
     EFFECT,
     FEATURE_WORDS,
     ON_ITS_OWN,
@@ -34,6 +36,9 @@ from dataset.effect_reasoning import (
     candidates,
     strategy_part,
 )
+
+#: Relative slack when a partial file's candidate is compared with a named speedup printed rounded.
+PARTIAL_SLACK = 0.005
 
 
 @dataclass(frozen=True)
@@ -235,33 +240,71 @@ _SELECTION_RANK = re.compile(rf"ranked {_NUM} of {_NUM} (\w+) candidates by spee
                              rf"(?:(measured|estimated) {_NUM}x|has no estimate)\.")
 _SELECTION_ONLY = re.compile(rf"the only (\w+) candidate from {_STATE}\.")
 _SELECTION_FAILED = re.compile(r"not a candidate: the step failed verification\.")
+_SELECTION_EDITED = re.compile(re.escape(EDITED_SELECTION[len(SELECTION):]))
+
+
+def parent_depth(record: Mapping[str, Any]) -> int | None:
+    """The before state's depth: stated on the parent, else one less than the step's (an export record's
+    parent carries only its hash and program)."""
+    depth = record["parent"].get("depth")
+    if isinstance(depth, int):
+        return depth
+    step = record.get("depth")
+    return step - 1 if isinstance(step, int) else None
 
 
 def _state(words: str, origin: str | None, record: Mapping[str, Any], origins: Mapping[str, set[str]],
-           out: list[str]) -> None:
-    source = record["parent"].get("depth") == 0
+           out: list[str], partial: bool = False) -> None:
+    depth = parent_depth(record)
     reached = origins.get(record["parent"]["hash"], set())
-    if (words == "the source state") != source:
-        out.append(f"calls the before state {words!r}, its depth is {record['parent'].get('depth')}")
-    if origin is not None and origin not in reached:
+    if (words == "the source state") != (depth == 0):
+        out.append(f"calls the before state {words!r}, its depth is {depth}")
+    if origin is not None and origin not in reached and not (partial and not reached):
         out.append(f"says {origin} reached the before state, the file's steps to it are {sorted(reached)}")
 
 
+def _partial_rank(position: str, count: str, role: str, speedup: str | None, record: Mapping[str, Any],
+                  ranked: Sequence[Mapping[str, Any]], out: list[str]) -> None:
+    """The rank claim against a selection of the state's candidates (a filtered file, an export split):
+    the candidates present must fit the stated rank and count, and none may beat the named speedup."""
+    above = [r["step_id"] for r in ranked].index(record["step_id"])
+    below = len(ranked) - above - 1
+    stated, total = int(position), int(count)
+    if total < len(ranked):
+        out.append(f"states the number of candidates {total}, the file alone has {len(ranked)}")
+    if not above + 1 <= stated <= total - below:
+        out.append(f"states rank {stated} of {total}, but {above} candidate(s) in the file rank above it "
+                   f"and {below} below")
+    if speedup is None:
+        return
+    others = [r for r in ranked if r["step_id"] != record["step_id"]]
+    bound = float(speedup) * (1 + PARTIAL_SLACK)
+    beating = [r for r in others if (best_speedup(r) or 0.0) > bound]
+    if beating:
+        out.append(f"names {role} at {speedup}x, but {beating[0]['strategy']} in the file has "
+                   f"{best_speedup(beating[0])}x")
+
+
 def selection_problems(line: str, record: Mapping[str, Any], ranked: Sequence[Mapping[str, Any]],
-                       origins: Mapping[str, set[str]] | None = None) -> list[str]:
+                       origins: Mapping[str, set[str]] | None = None, *, partial: bool = False) -> list[str]:
     """What the selection line contradicts in the ranking of the record's state's candidates
-    (``origins``: per state hash, the strategies of the file's steps that reached it)."""
+    (``origins``: per state hash, the strategies of the file's steps that reached it; ``partial``: the
+    file is a selection of a generation, so candidates it lacks are not evidence against the line)."""
     out: list[str] = []
     origins = origins or {}
 
     def rank(match: re.Match[str], record: Mapping[str, Any], out: list[str]) -> None:
         position, count, status, words, origin, role, name, basis, speedup = match.groups()
-        _state(words, origin, record, origins, out)
+        _state(words, origin, record, origins, out, partial)
         ids = [r["step_id"] for r in ranked]
-        if status != record.get("status"):
+        if status != record.get("status") and not (partial and status == "unverified"):
+            # (a selection may hold steps verified after generation ranked them unverified)
             out.append(f"ranks it among {status} candidates, the step is {record.get('status')}")
         if record["step_id"] not in ids:
             out.append("ranks a step that is not a candidate")
+            return
+        if partial:
+            _partial_rank(position, count, role, speedup, record, ranked, out)
             return
         actual = ids.index(record["step_id"]) + 1
         _number(position, actual, "the rank", out)
@@ -282,7 +325,7 @@ def selection_problems(line: str, record: Mapping[str, Any], ranked: Sequence[Ma
                 out.append(f"calls {name}'s speedup {basis}, it is {actual_basis}")
 
     def only(match: re.Match[str], record: Mapping[str, Any], out: list[str]) -> None:
-        _state(match.group(2), match.group(3), record, origins, out)
+        _state(match.group(2), match.group(3), record, origins, out, partial)
         if len(ranked) > 1:
             out.append(f"calls it the only candidate, the state has {len(ranked)}")
         if match.group(1) != record.get("status"):
@@ -292,22 +335,41 @@ def selection_problems(line: str, record: Mapping[str, Any], ranked: Sequence[Ma
         if record.get("status") != "failed":
             out.append(f"says the step failed verification, its status is {record.get('status')}")
 
-    found = _read(line, ((_SELECTION_RANK, rank), (_SELECTION_ONLY, only), (_SELECTION_FAILED, failed)),
-                  record, out)
+    def edited(match: re.Match[str], record: Mapping[str, Any], out: list[str]) -> None:
+        origin = (record.get("review") or {}).get("origin")
+        if origin != "human":
+            out.append(f"says a reviewer edited the step, its origin is {origin or 'the generator'}")
+
+    found = _read(line, ((_SELECTION_RANK, rank), (_SELECTION_ONLY, only), (_SELECTION_FAILED, failed),
+                         (_SELECTION_EDITED, edited)), record, out)
     if not found:
         out.append("does not say why this step rather than the state's other candidates")
     return out
 
 
+def rationale_of(trace: Mapping[str, Any]) -> str:
+    """The rationale a trace states: its ``rationale`` part, or in a record that keeps only the rendered
+    ``text`` (an export's step records, where a reviewer's edit of the text is what ships) the paragraph
+    holding the effect line (else the third of the four)."""
+    if "rationale" in trace:
+        return str(trace["rationale"])
+    paragraphs = str(trace.get("text", "")).split("\n\n")
+    for paragraph in paragraphs:
+        if any(line.startswith(EFFECT) for line in paragraph.split("\n")):
+            return paragraph
+    return paragraphs[2] if len(paragraphs) > 2 else ""
+
+
 def record_problems(record: Mapping[str, Any], ranked: Sequence[Mapping[str, Any]],
-                    origins: Mapping[str, set[str]] | None = None) -> list[str]:
+                    origins: Mapping[str, set[str]] | None = None, *, partial: bool = False) -> list[str]:
     """Every contradiction between one record's trace and its numbers (``ranked``: its state's
     candidates of its status, best first, as ``dataset.effect_reasoning.candidates`` ranks them;
-    ``origins``: per state hash, the strategies of the steps that reached it)."""
+    ``origins``: per state hash, the strategies of the steps that reached it; ``partial``: see
+    ``lint``)."""
     trace = record.get("trace")
     if not isinstance(trace, Mapping):
         return []
-    rationale = str(trace.get("rationale", ""))
+    rationale = rationale_of(trace)
     problems = [f"strategy text: {p}" for p in claim_problems(strategy_part(rationale), record)]
     lines = rationale.split("\n")
     effect = [line[len(EFFECT):] for line in lines if line.startswith(EFFECT)]
@@ -319,7 +381,8 @@ def record_problems(record: Mapping[str, Any], ranked: Sequence[Mapping[str, Any
     if len(selection) != 1:
         problems.append("the rationale does not say why this step was selected (one 'Selection:' line)")
     else:
-        problems.extend(f"selection: {p}" for p in selection_problems(selection[0], record, ranked, origins))
+        problems.extend(f"selection: {p}" for p in selection_problems(selection[0], record, ranked, origins,
+                                                                      partial=partial))
     return problems
 
 
@@ -332,15 +395,20 @@ def shared_rationales(records: Iterable[Mapping[str, Any]]) -> list[Problem]:
         if not isinstance(trace, Mapping):
             continue
         key = (record["parent"]["hash"], str(record.get("strategy")))
-        seen = first.setdefault(str(trace.get("rationale")), (*key, record["step_id"]))
+        seen = first.setdefault(rationale_of(trace), (*key, record["step_id"]))
         if seen[:2] != key:
             problems.append(Problem(record["step_id"], f"shares its rationale verbatim with step "
                                     f"{seen[2][:STEP_ID_SHOWN]} (another before state or strategy)"))
     return problems
 
 
-def lint(records: Sequence[Mapping[str, Any]]) -> list[Problem]:
-    """Every problem of every record of one file, in file order, then the shared rationales."""
+def lint(records: Sequence[Mapping[str, Any]], *, partial: bool = False) -> list[Problem]:
+    """Every problem of every record of one file, in file order, then the shared rationales.
+
+    ``partial``: the file is a selection of a generation (``steptp filter``'s output, an export split),
+    so a state's candidates the file lacks are not evidence against a selection line: the candidates
+    present must fit its rank and count, and none may beat the speedup it names.
+    """
     groups = candidates(records)
     origins: dict[str, set[str]] = {}
     for record in records:
@@ -349,7 +417,8 @@ def lint(records: Sequence[Mapping[str, Any]]) -> list[Problem]:
     problems: list[Problem] = []
     for record in records:
         ranked = groups.get((record["parent"]["hash"], str(record.get("status"))), [])
-        problems.extend(Problem(record["step_id"], p) for p in record_problems(record, ranked, origins))
+        problems.extend(Problem(record["step_id"], p)
+                        for p in record_problems(record, ranked, origins, partial=partial))
     return problems + shared_rationales(records)
 
 
@@ -376,7 +445,7 @@ class Summary:
 
 def summarize(records: Sequence[Mapping[str, Any]]) -> Summary:
     """Counts over the traces: how many, how many distinct rationales, how many say no gain or slower."""
-    rationales = [str(r["trace"]["rationale"]) for r in records if isinstance(r.get("trace"), Mapping)]
+    rationales = [rationale_of(r["trace"]) for r in records if isinstance(r.get("trace"), Mapping)]
     return Summary(len(records), len(rationales), len(set(rationales)),
                    sum("Verdict: no gain" in r for r in rationales),
                    sum("Verdict: slower" in r for r in rationales))

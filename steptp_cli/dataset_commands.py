@@ -88,6 +88,9 @@ def register(subparsers) -> None:
                                              "contradicts, and that no two records share a rationale "
                                              "verbatim across before states or strategies.")
     lint.add_argument("files", nargs="+", metavar="STEPS.jsonl")
+    lint.add_argument("--partial", action="store_true",
+                      help="the file is a selection of a generation (a filter's output, an export split): "
+                           "selection lines are checked against the candidates it still holds")
     lint.set_defaults(handler=run_lint)
 
 
@@ -358,9 +361,12 @@ def run_lint(args: argparse.Namespace) -> int:
             records = _records(file)
         except _Invalid:
             return EXIT_INVALID
-        problems = lint(records)
+        problems = lint(records, partial=args.partial)
         for problem in problems:
             print(f"{file}: {problem}")
         print(f"{file}: {summarize(records).line(problems)}")
+        if not args.partial and any("the number of candidates" in p.message for p in problems):
+            print(f"{file}: a filtered file or an export split holds fewer candidates than were generated: "
+                  "lint it with --partial", file=sys.stderr)
         total += len(problems)
     return EXIT_INVALID if total else EXIT_OK

@@ -93,6 +93,22 @@ def edit_trace(user: AbstractBaseUser, step: Step, *, expected_version: int, tra
     return fresh
 
 
+def _edited_reasoning(step: Step, effect: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
+    """The trace parts and text with their effect and selection lines rewritten for an edited after-state
+    (``dataset.effect_reasoning.with_edited_reasoning``); a trace without those lines (a step generated
+    before reasoning was written) keeps its text and gains them in its rationale part only."""
+    from dataset.effect_reasoning import EFFECT, with_edited_reasoning
+
+    record = {"effect": effect or {}, "status": "unverified", "review": {"origin": StepOrigin.HUMAN.value}}
+    trace = dict(step.trace or {})
+    if "rationale" in trace:
+        trace["rationale"] = with_edited_reasoning(str(trace["rationale"]), record)
+    text = step.trace_text
+    if any(line.startswith(EFFECT) for line in text.split("\n")):
+        text = with_edited_reasoning(text, record)
+    return trace, text
+
+
 def edit_after_leir(user: AbstractBaseUser, step: Step, *, expected_version: int, leir_text: str) -> Step:
     """Replace the transformed LEIR: checked now, re-verification queued, approval reset until it passes.
 
@@ -108,13 +124,17 @@ def edit_after_leir(user: AbstractBaseUser, step: Step, *, expected_version: int
             raise InvalidLeir([{"line": 1, "column": 1, "message": f"the edit changes nothing: it is {what}",
                                 "expected": [], "snippet": ""}])
         old_leir, old_verification, old_review = step.after.leir, step.verification_status, step.review_status
-        # the effect was the engine's after-state's: unknown for the edited one
-        effect = {**(step.effect or {}), "estimate": None, "measured": None, "verdict": "unknown"} \
-            if step.effect else step.effect
+        # the effect (and the follow-up found from it) was the engine's after-state's: unknown for the edited
+        # one, and the trace's effect and selection lines say so rather than keep the old numbers
+        effect = {**(step.effect or {}), "estimate": None, "measured": None, "verdict": "unknown",
+                  "follow_up": None} if step.effect else step.effect
+        trace, trace_text = _edited_reasoning(step, effect)
         fresh = _bump(step, expected_version, after=after, origin=StepOrigin.HUMAN,
                       verification_status=VerificationStatus.QUEUED, review_status=ReviewStatus.UNREVIEWED,
-                      effect=effect)
+                      effect=effect, trace=trace, trace_text=trace_text)
         record_change(fresh, user, "after_leir", old_leir, after.leir)
+        if trace_text != step.trace_text:
+            record_change(fresh, user, "trace_text", step.trace_text, trace_text)
         record_change(fresh, user, "verification_status", old_verification, fresh.verification_status)
         record_change(fresh, user, "review_status", old_review, fresh.review_status)
         dispatch.queue_verification(fresh.pk)

@@ -12,10 +12,13 @@ from rest_framework.test import APIClient
 
 from curation.models import ReviewStatus, Step, VerificationStatus
 from curation.services import edits, exports
+from curation.services.export_records import collect_records
 from curation.services.roles import Role
 from curation.services.steps import import_step_file
+from dataset.effect_reasoning import EDITED_SELECTION
 from dataset.generation import GenerationConfig, generate
 from dataset.records import dumps, load_records
+from dataset.trace_lint import lint, record_problems
 from tuner.effect import feature_function
 
 from .fixtures import builtin, user
@@ -80,6 +83,9 @@ def test_the_api_the_review_page_and_the_export_carry_the_effect(steps_file, set
     rows = [json.loads(line) for line in (Path(export.directory) / "steps" / "train.jsonl").read_text().splitlines()]
     by_id = {s.step_id: s for s in Step.objects.all()}
     assert rows and all(row["effect"] == by_id[row["step_id"]].effect for row in rows)
+    # an export split holds a selection of each state's candidates: its traces still agree with its numbers
+    exported = collect_records(Step.objects.filter(step_id__in=[row["step_id"] for row in rows]))
+    assert len(exported) == len(rows) and lint(exported, partial=True) == []
     assert any(f["name"] == "steps/train.jsonl" for f in export.files)
 
 
@@ -92,4 +98,13 @@ def test_editing_the_after_state_makes_the_effect_unknown(steps_file):
         pytest.skip("no one-token edit of this after-state")
     fresh = edits.edit_after_leir(reviewer, step, expected_version=step.version, leir_text=text)
     assert fresh.effect["verdict"] == "unknown" and fresh.effect["estimate"] is None
+    assert fresh.effect["follow_up"] is None
+    # the trace no longer quotes the engine's numbers or its rank; what it says now, lint confirms
+    assert EDITED_SELECTION in fresh.trace_text and EDITED_SELECTION in fresh.trace["rationale"]
+    assert "Verdict: unknown" in fresh.trace_text and "Verdict: unknown" not in step.trace_text
+    exported = {"step_id": fresh.step_id, "status": "verified", "strategy": fresh.strategy,
+                "parent": {"hash": "before", "depth": 0}, "trace": {"text": fresh.trace_text},
+                "review": {"origin": fresh.origin}, "effect": fresh.effect}
+    assert record_problems(exported, [exported]) == []
+    assert record_problems({**exported, "review": {"origin": "engine"}}, [exported]) != []
     assert fresh.effect["target"] == step.effect["target"] == "llvm"

@@ -279,3 +279,28 @@ def test_checking_the_strategys_text_twice_changes_nothing(records):
     for record in records:
         own = record["trace"]["rationale"].split("\n")[0]
         assert checked_text(own, record) == own
+
+
+def test_a_selection_of_a_file_lints_clean_only_as_partial_and_what_it_holds_still_binds(
+        records, tmp_path, capsys):
+    """A filter's output or an export split keeps some of a state's candidates: their selection lines
+    name counts and ranks the file no longer shows, which ``--partial`` accepts, while the candidates the
+    file still holds bind the line."""
+    by_state: dict[tuple[str, str], list[dict]] = {}
+    for record in records:
+        by_state.setdefault((record["parent"]["hash"], record["status"]), []).append(record)
+    group = max(by_state.values(), key=len)
+    assert len(group) >= 3
+    selection = [r for r in records if r not in group] + group[::2]  # every other candidate of one state
+    path = tmp_path / "selection.jsonl"
+    path.write_text("".join(dumps(r) + "\n" for r in selection), encoding="utf-8")
+    assert main(["lint", str(path)]) == 1
+    assert "lint it with --partial" in capsys.readouterr().err
+    assert main(["lint", "--partial", str(path)]) == 0
+
+    kept = group[::2]
+    ranked_line = next(r for r in kept if " candidates by speedup from " in r["trace"]["rationale"])
+    stated = ranked_line["trace"]["rationale"].split("Selection: ranked ")[1].split(" candidates")[0]
+    position, _of, _count, status = stated.split()
+    _replace(ranked_line, f"ranked {stated} ", f"ranked 1 of 1 {status} ")  # fewer than the file holds
+    assert any("the file alone has" in p.message for p in lint(selection, partial=True))
