@@ -135,7 +135,8 @@ def render_preference(records: Sequence[Mapping[str, Any]], fmt: str = "preferen
     if fmt == "preference":
         for chosen, kind, rejected in pairs:
             yield {"prompt": prompt_of(chosen), "chosen": answer_turns(attempt_text(chosen)),
-                   "rejected": answer_turns(attempt_text(rejected)), "meta": pair_meta(chosen, kind, rejected)}
+                   "rejected": answer_turns(attempt_text(rejected)),
+                   "meta": pair_meta(chosen, kind, rejected)}
         return
     seen: set[str] = set()
     for chosen, kind, rejected in pairs:

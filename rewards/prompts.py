@@ -18,7 +18,8 @@ from leir.ast import Program
 from leir.program import program_from_json
 
 _ROLES = {words: role for role, words in ROLE_WORDS.items()}
-_TENSOR = re.compile(r"^- (?P<name>[^:\s]+): (?P<role>[a-z ]+), .*\((?P<dtype>\w+)\), shape (?P<dims>scalar|[\d x]+) \(")
+_TENSOR = re.compile(r"^- (?P<name>[^:\s]+): (?P<role>[a-z ]+), .*\((?P<dtype>\w+)\), "
+                     r"shape (?P<dims>scalar|[\d x]+) \(")
 
 
 class PromptError(ValueError):

@@ -152,7 +152,7 @@ def verified_score(screened: Screened, result: Mapping[str, Any], *, time: bool)
     required = "equal_pass" if screened.exactness == "E" else "pass"
     speedup = result.get("speedup_vs_parent")
     speedup = float(speedup) if isinstance(speedup, int | float) and math.isfinite(speedup) else None
-    extra = {"strategy": screened.strategy, "outcome": outcome, "speedup": speedup}
+    extra: dict[str, Any] = {"strategy": screened.strategy, "outcome": outcome, "speedup": speedup}
     if result.get("unhonoured_loops"):
         return _score("fail", "a loop's kind is not honoured by the lowering (it would claim an effect "
                               "the kernel lacks)", **extra)
@@ -204,8 +204,8 @@ class VerifierReward:
             if self._result_cache is None:
                 self._result_cache = cache_mod.ResultCache() if self.cache_enabled else False
         return verify(after, parent=parent, reference="parent", target=target, pool=self._pool,
-                      cache=self._result_cache, time=self.time, timeout=self.timeout, reuse=self.cache_enabled,
-                      reuse_timings=self.time and self.cache_enabled).to_json()
+                      cache=self._result_cache, time=self.time, timeout=self.timeout,
+                      reuse=self.cache_enabled, reuse_timings=self.time and self.cache_enabled).to_json()
 
     def _verify_one(self, screened: Screened) -> Score:
         try:

@@ -31,13 +31,13 @@ def make_server(reward: VerifierReward, host: str = "127.0.0.1", port: int = 880
             self.end_headers()
             self.wfile.write(body)
 
-        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        def do_GET(self) -> None:
             if self.path == "/health":
                 self._reply(200, {"ok": True})
             else:
                 self._reply(404, {"error": f"no such path {self.path}; POST /score, GET /health"})
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             if self.path != "/score":
                 self._reply(404, {"error": f"no such path {self.path}; POST /score"})
                 return
