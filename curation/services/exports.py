@@ -511,7 +511,6 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
     unevaluable = 0
     max_length = int(export.filters.get("max_length", DEFAULT_MAX_LENGTH))
     counter = PrefixTokenCounter()
-    stored = stored_records([r["step_id"] for r in records])
     for split, split_records in by_split.items():
         # rendered once per split; every format (and the lint) is a view of the same texts
         texts = list(render_texts(split_records))
@@ -528,6 +527,8 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
         escaped = escape_texts(texts)
         splits[split] = len(texts)
         write_step_rows(directory / "steps" / f"{split}.jsonl", split_records)
+        # only the answered steps' stored records are read (one per state, not every exported step)
+        stored = stored_records([r["step_id"] for r in answered])
         unevaluable += write_evaluation_records(directory / "records" / f"{split}.jsonl", answered, stored)
         for config in configs:
             if config in export.formats:
