@@ -17,6 +17,9 @@ What an export writes, under ``$STEPTP_VAR_DIR/exports/<id>/``:
 * ``records/<split>.jsonl`` — the step records the rows answer (schema v2, ``dataset.records``), as
   ``steptp evaluate`` reads them: the engine's stored record with the step's current programs, trace and
   effect; a step with no complete engine record (made in the app) is left out and counted in the card;
+* ``preference/<split>.jsonl`` (format ``preference``) — prompt/chosen/rejected pairs of each split's
+  states (``dataset.preference``; an export holds verified steps only, so the rejected ones are slower or
+  neutral steps);
 * ``manifest.json`` — every file with its size and sha256.
 
 Splits are by source workload, never by step (no program leaks between train and test), assigned from
@@ -54,7 +57,9 @@ from curation.services.export_records import collect_records
 from curation.services.roles import Role, require
 from dataset.rendering import META_KEYS
 
-FORMATS = ("messages", "prompt-completion", "parquet")
+FORMATS = ("messages", "prompt-completion", "parquet", "preference")
+#: What an export writes when no format is named (preference pairs are asked for).
+DEFAULT_FORMATS = ("messages", "prompt-completion", "parquet")
 DEFAULT_SPLITS = {"train": 0.8, "validation": 0.1, "test": 0.1}
 DEFAULT_MAX_LENGTH = 8192
 #: The card's dtype of each ``meta`` field (``dataset.rendering.META_KEYS``; the rest are strings).
@@ -156,6 +161,18 @@ def write_evaluation_records(path: Path, records: Sequence[Mapping[str, Any]],
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(lines), encoding="utf-8")
     return missing
+
+
+def write_preference_rows(path: Path, records: Sequence[Mapping[str, Any]], seed: int) -> int:
+    """``preference/<split>.jsonl``: ``dataset.preference`` pairs of the split's states (none: no file)."""
+    from curation.services.export_files import _dump
+    from dataset.preference import render_preference
+
+    lines = [_dump(r) + "\n" for r in render_preference(records, seed=seed)]
+    if lines:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(lines), encoding="utf-8")
+    return len(lines)
 
 
 def stored_records(step_ids: Sequence[str]) -> dict[str, Mapping[str, Any]]:
@@ -428,7 +445,7 @@ def create_export(
     name: str,
     filters: Mapping[str, Any] | None = None,
     split_policy: Mapping[str, Any] | None = None,
-    formats: Sequence[str] = FORMATS,
+    formats: Sequence[str] = DEFAULT_FORMATS,
     seed: int = 0,
     enqueue: bool = True,
 ) -> Export:
@@ -503,7 +520,7 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
-    configs = [f for f in export.formats if f != "parquet"] or ["messages"]
+    configs = [f for f in export.formats if f not in ("parquet", "preference")] or ["messages"]
     pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
     splits: dict[str, int] = {}
     lengths: dict[str, dict[str, Any]] = {}
@@ -530,6 +547,8 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
         # only the answered steps' stored records are read (one per state, not every exported step)
         stored = stored_records([r["step_id"] for r in answered])
         unevaluable += write_evaluation_records(directory / "records" / f"{split}.jsonl", answered, stored)
+        if "preference" in export.formats:
+            write_preference_rows(directory / "preference" / f"{split}.jsonl", split_records, export.seed)
         for config in configs:
             if config in export.formats:
                 write_jsonl(directory / config / f"{split}.jsonl", texts, escaped, config, metas)

@@ -34,6 +34,7 @@ from curation.services.exports import (
     split_file_bytes,
     stored_records,
     write_evaluation_records,
+    write_preference_rows,
     write_step_rows,
 )
 from dataset.records import empty_effect
@@ -173,7 +174,7 @@ def write_export(export: Export, directory: Path) -> dict[str, Any]:
     # like the fast path since issue 41: a split with no row is not written (0-row parquet does not load)
     by_split = {s: rows for s, rows in assign_splits(records, export.seed, fractions).items() if rows}
     directory.mkdir(parents=True)
-    configs = [f for f in export.formats if f != "parquet"] or ["messages"]
+    configs = [f for f in export.formats if f not in ("parquet", "preference")] or ["messages"]
     rows_by = {
         (config, split): list(render(split_records, config, metadata=True))
         for config in configs
@@ -198,6 +199,8 @@ def write_export(export: Export, directory: Path) -> dict[str, Any]:
         write_step_rows(directory / "steps" / f"{split}.jsonl", split_records)
         unevaluable += write_evaluation_records(directory / "records" / f"{split}.jsonl",
                                                 [answered[i] for i in keep], stored)
+        if "preference" in export.formats:
+            write_preference_rows(directory / "preference" / f"{split}.jsonl", split_records, export.seed)
     for (config, split), rows in rows_by.items():
         if config in export.formats:
             _write_jsonl(directory / config / f"{split}.jsonl", rows)

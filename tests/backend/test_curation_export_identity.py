@@ -67,6 +67,7 @@ CASES = {
     "rows over max_length dropped": {
         "seed": 1,
         "filters": {"all_verified": True, "max_length": 2400, "over_length": "drop"},
+        "formats": ["messages", "parquet", "preference"],
     },
 }
 

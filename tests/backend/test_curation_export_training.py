@@ -37,6 +37,7 @@ def export(settings, tmp_path):
     import_records(records)
     made = exports.create_export(user("cat", Role.CURATOR), name="train-ready", seed=_seed_with_both_splits(),
                                  enqueue=False, filters={"all_verified": True},
+                                 formats=["messages", "prompt-completion", "parquet", "preference"],
                                  split_policy={"fractions": FRACTIONS})
     return exports.run_export(made.pk)
 
@@ -57,6 +58,24 @@ def test_the_folder_loads_without_a_config_name_and_rows_carry_meta(export, capl
         assert row["meta"]["strategy"] in row["messages"][2]["content"]
     completions = datasets.load_dataset(str(root), "prompt_completion", cache_dir=str(tmp_path / "cache"))
     assert [t["role"] for t in completions["test"][0]["prompt"]] == ["system", "user"]
+
+
+def test_preference_pairs_are_exported_per_split_never_crossing_it(export):
+    root = Path(export.directory)
+    workloads_of = {}
+    for split in export.manifest["splits"]:
+        rows = [json.loads(line) for line in (root / "messages" / f"{split}.jsonl").read_text().splitlines()]
+        workloads_of[split] = {row["meta"]["workload"] for row in rows}
+    pairs = 0
+    for path in sorted((root / "preference").glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            pairs += 1
+            assert row["meta"]["workload"] in workloads_of[path.stem]
+            assert row["meta"]["rejected_kind"] in ("slower", "neutral")
+            assert row["meta"]["rejected_speedup"] < row["meta"]["chosen_speedup"]
+            assert row["chosen"] != row["rejected"]
+    assert pairs > 0
 
 
 def test_the_card_gives_the_row_lengths_and_the_max_length_a_trainer_needs(export):
