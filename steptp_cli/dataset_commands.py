@@ -75,11 +75,14 @@ def register(subparsers) -> None:
     ren = subparsers.add_parser("render", help="render step records as SFT rows",
                                 description="Verified steps as supervised fine-tuning rows.")
     ren.add_argument("file", metavar="STEPS.jsonl")
-    ren.add_argument("--format", choices=("messages", "prompt-completion", "preference", "unpaired"),
+    ren.add_argument("--format", choices=("messages", "prompt-completion", "preference", "unpaired",
+                                          "trajectory"),
                      default="messages",
                      help="SFT rows (messages, conversational prompt-completion) or preference rows: "
                           "prompt/chosen/rejected pairs from one state, or unpaired completion/label rows "
-                          "(give the file with the failed and slower steps too, e.g. generate's output)")
+                          "(give the file with the failed and slower steps too, e.g. generate's output); "
+                          "trajectory: one multi-turn conversation per chain of steps (a tune run, a "
+                          "generated chain)")
     ren.add_argument("--metadata", action="store_true",
                      help="add a `meta` column per row (step id, workload, strategy, level, effect...); "
                           "preference rows always carry it")
@@ -345,7 +348,11 @@ def run_render(args: argparse.Namespace) -> int:
         records = _records(args.file)
     except _Invalid:
         return EXIT_INVALID
-    if args.format in PREFERENCE_FORMATS:
+    if args.format == "trajectory":
+        from dataset.trajectories import render_trajectories
+
+        rows = render_trajectories(records)
+    elif args.format in PREFERENCE_FORMATS:
         rows = render_preference(records, args.format, seed=args.seed, pairs_per_state=args.pairs_per_state)
     else:
         rows = render(records, args.format, multi_answer=args.multi_answer, seed=args.seed,

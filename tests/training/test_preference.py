@@ -91,3 +91,25 @@ def test_metadata_rows_carry_the_answered_step(steps, tmp_path):
         assert record["child"]["program"]["leir"] in row["completion"][0]["content"]
         assert row["meta"]["workload"] == record["source"]["workload"]
     assert main(["render", str(steps), "--metadata", "--multi-answer", "2", "-o", str(out)]) == 2
+
+
+def test_chains_of_steps_render_as_multi_turn_conversations(steps, records, tmp_path):
+    from dataset.trajectories import chains
+
+    paths = chains(records)
+    assert paths and all(len(p) >= 2 for p in paths)
+    for path in paths:
+        for before, after in zip(path, path[1:], strict=False):
+            assert before["child"]["hash"] == after["parent"]["hash"]
+        assert path[0]["parent"]["depth"] == 0
+    out = tmp_path / "traj.jsonl"
+    assert main(["render", str(steps), "--format", "trajectory", "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == len(paths)
+    for row, path in zip(rows, paths, strict=True):
+        roles = [t["role"] for t in row["messages"]]
+        assert roles == ["system", "user"] + ["assistant", "user"] * (len(path) - 1) + ["assistant"]
+        assert row["meta"]["steps"] == [r["step_id"] for r in path]
+        for turn, record in zip(row["messages"][2::2], path, strict=True):
+            assert record["child"]["program"]["leir"] in turn["content"]
+        assert "Apply exactly one more" in row["messages"][3]["content"]
