@@ -130,3 +130,21 @@ def test_grpo_trains_with_the_verifier_reward(steps, tokenizer, tmp_path):
         # a random model's 16 tokens are off-format; the reference answer of the same prompt verifies
         scored = reward([data[0]["prompt"]] * 2, [references[0], "random tokens"])
         assert scored == [1.0, 0.0]
+
+
+def test_sft_trains_on_multi_turn_trajectories_with_assistant_only_loss(steps, tokenizer, tmp_path):
+    from trl import SFTConfig, SFTTrainer
+
+    from training.tiny import tiny_qwen2
+
+    data = _rendered(steps, tmp_path, "--format", "trajectory")
+    assert set(data.column_names) == {"messages", "meta"}
+    args = SFTConfig(**{**_common(tmp_path), "max_steps": 1}, per_device_train_batch_size=1, max_length=None,
+                     assistant_only_loss=True)
+    trainer = SFTTrainer(model=tiny_qwen2(tokenizer), train_dataset=data, processing_class=tokenizer, args=args)
+    first = trainer.train_dataset[0]
+    masked = first["assistant_masks"] if "assistant_masks" in first else first["labels"]
+    trained = sum(1 for m in masked if m not in (0, -100))
+    assert 0 < trained < len(first["input_ids"])
+    trainer.train()
+    assert all(math.isfinite(loss) for loss in _losses(trainer))
