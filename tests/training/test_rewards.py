@@ -143,3 +143,14 @@ def test_the_reward_server_scores_over_http(rendered, reward):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_with_timing_an_accepted_answer_earns_its_measured_speedup(rendered):
+    import math
+
+    rows, _ = rendered
+    with VerifierReward(workers=1, time=True, cache=False) as scorer:
+        [value] = scorer([rows[0]["prompt"]], [rows[0]["completion"]])
+        score = scorer.last_scores[0]
+    assert score.stage == "accepted" and score.speedup is not None and score.speedup > 0
+    assert value == pytest.approx(1.0 + 0.5 * max(-1.0, min(1.0, math.log2(score.speedup))))
