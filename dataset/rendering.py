@@ -11,7 +11,15 @@ Formats (one JSON object per line):
 
 * ``messages`` — ``{"messages": [{"role", "content"}, ...]}``: a system, a user and an assistant turn,
   nothing else in a turn or a row — the conversational format TRL's ``SFTTrainer`` and ms-swift read as is;
-* ``prompt-completion`` — ``{"prompt": TEXT, "completion": TEXT}`` (TRL's standard prompt-completion).
+* ``prompt-completion`` — ``{"prompt": [system, user], "completion": [assistant]}``: TRL's
+  *conversational* prompt-completion. The prompt and the answer are message lists, so a trainer applies the
+  model's chat template (the same turns ``LLMPolicy`` and ``steptp evaluate`` send to a chat endpoint) and
+  the prompt's last token never merges with the answer's first (plain text did: ``.<`` became one token).
+
+With ``metadata=True`` every row also carries ``meta`` (``row_meta``): the step id, the state, the
+workload, source and shape variant, strategy, level, exactness, target and the effect's verdict and
+speedup — one flat object of scalars (one arrow struct) beside the training columns, which trainers ignore
+(TRL keeps only the columns it tokenises) and an analysis can group by.
 
 The prompt also says what the answer depends on (``context_lines``): the target the step is built and
 timed for (CPU ``llvm`` or GPU ``cuda``), the exactness rule, and a one-line definition of every
@@ -44,8 +52,9 @@ STRATEGY_KEY = "applied_strategy"
 ANSWER_KEYS = (IR_KEY, STRATEGY_KEY)
 SYSTEM = ("You are an expert in tensor program optimisation. Programs are written in LEIR, a compact "
           "loop/equation IR. You improve a program by one atomic, semantics-preserving strategy at a time.")
-_ROLE_WORDS = {"input": "input", "output": "output", "param": "parameter", "const": "constant",
-               "inter": "intermediate"}
+ROLE_WORDS = {"input": "input", "output": "output", "param": "parameter", "const": "constant",
+              "inter": "intermediate"}
+_ROLE_WORDS = ROLE_WORDS
 _DTYPE_WORDS = {"f16": "16-bit float", "bf16": "bfloat16", "f8e4m3": "8-bit float (e4m3fn)",
                 "f8e5m2": "8-bit float (e5m2)", "f32": "32-bit float", "f64": "64-bit float",
                 "i8": "8-bit integer", "i16": "16-bit integer", "i32": "32-bit integer",
@@ -157,13 +166,48 @@ def multi_answer_text(records: Sequence[Mapping[str, Any]]) -> str:
     return f"<think>{thoughts}</think><answer>{answer}</answer>"
 
 
+def prompt_turns(prompt: str) -> list[dict[str, str]]:
+    """The system and user turns that ask ``prompt`` (every format and the reward read these)."""
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
+
+
+def answer_turns(answer: str) -> list[dict[str, str]]:
+    return [{"role": "assistant", "content": answer}]
+
+
 def row(prompt: str, answer: str, fmt: str) -> dict[str, Any]:
     if fmt == "messages":
-        return {"messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt},
-                             {"role": "assistant", "content": answer}]}
+        return {"messages": prompt_turns(prompt) + answer_turns(answer)}
     if fmt == "prompt-completion":
-        return {"prompt": f"{SYSTEM}\n\n{prompt}", "completion": answer}
+        return {"prompt": prompt_turns(prompt), "completion": answer_turns(answer)}
     raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
+
+
+#: The keys of a row's ``meta`` (every value a string, a number or null, so arrow infers one struct).
+META_KEYS = ("step_id", "state", "workload", "source", "variant", "strategy", "level", "exactness", "target",
+             "verdict", "speedup", "measured")
+
+
+def row_meta(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What a row answers, for selection and analysis (never for training): see ``META_KEYS``."""
+    source = record.get("source") or {}
+    block = record.get("effect") if isinstance(record.get("effect"), Mapping) else {}
+    verdict = (block or {}).get("verdict")
+    variant = source.get("variant")
+    return {
+        "step_id": record["step_id"],
+        "state": record["parent"].get("hash"),
+        "workload": source.get("workload") or source.get("id"),
+        "source": source.get("id"),
+        "variant": variant if isinstance(variant, int) else None,
+        "strategy": record["strategy"],
+        "level": record.get("level"),
+        "exactness": record.get("exactness"),
+        "target": target_of(record),
+        "verdict": verdict if isinstance(verdict, str) else "unknown",
+        "speedup": speedup(record),
+        "measured": bool((block or {}).get("measured")),
+    }
 
 
 def renderable(record: Mapping[str, Any]) -> bool:
@@ -245,10 +289,18 @@ def render_texts(records: Sequence[Mapping[str, Any]], *, multi_answer: int = 1,
 
 
 def render(records: Sequence[Mapping[str, Any]], fmt: str, *, multi_answer: int = 1,
-           seed: int = 0) -> Iterator[dict[str, Any]]:
+           seed: int = 0, metadata: bool = False) -> Iterator[dict[str, Any]]:
     """SFT rows: one per state answering its best-ranked step (one per verified step where the state has
-    no effects), or (``multi_answer`` >= 2) one per state with >= 2 steps, its top ``k``."""
+    no effects), or (``multi_answer`` >= 2) one per state with >= 2 steps, its top ``k``. ``metadata``
+    adds ``meta`` (single-answer rows only: a multi-answer row answers several steps)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
-    for prompt, answer in render_texts(records, multi_answer=multi_answer, seed=seed):
-        yield row(prompt, answer, fmt)
+    if metadata and multi_answer > 1:
+        raise ValueError("metadata describes one answered step; multi-answer rows answer several")
+    texts = render_texts(records, multi_answer=multi_answer, seed=seed)
+    if not metadata:
+        for prompt, answer in texts:
+            yield row(prompt, answer, fmt)
+        return
+    for (prompt, answer), record in zip(texts, answered_records(records, seed), strict=True):
+        yield {**row(prompt, answer, fmt), "meta": row_meta(record)}

@@ -7,8 +7,9 @@
   ``level1``/``level2``/``all`` for a whole level or suite, ``.py`` problem files, ``.leir`` files.
 * ``filter STEPS.jsonl [--policy default] [--seed S] -o KEPT.jsonl`` — the balancing policy
   (``dataset.filtering``), printing the per-strategy distribution before and after.
-* ``render STEPS.jsonl --format messages|prompt-completion [--multi-answer K] -o SFT.jsonl`` — SFT rows
-  (``dataset.rendering``).
+* ``render STEPS.jsonl --format messages|prompt-completion [--multi-answer K] [--metadata] -o SFT.jsonl``
+  — SFT rows (``dataset.rendering``); ``--format preference|unpaired`` — preference rows from one state's
+  steps (``dataset.preference``).
 * ``lint STEPS.jsonl...`` — every trace checked against its record's numbers (``dataset.trace_lint``):
   each problem with its step id, a summary per file, exit 1 when any.
 """
@@ -76,7 +77,19 @@ def register(subparsers) -> None:
     ren = subparsers.add_parser("render", help="render step records as SFT rows",
                                 description="Verified steps as supervised fine-tuning rows.")
     ren.add_argument("file", metavar="STEPS.jsonl")
-    ren.add_argument("--format", choices=("messages", "prompt-completion"), default="messages")
+    ren.add_argument("--format", choices=("messages", "prompt-completion", "preference", "unpaired",
+                                          "trajectory"),
+                     default="messages",
+                     help="SFT rows (messages, conversational prompt-completion) or preference rows: "
+                          "prompt/chosen/rejected pairs from one state, or unpaired completion/label rows "
+                          "(give the file with the failed and slower steps too, e.g. generate's output); "
+                          "trajectory: one multi-turn conversation per chain of steps (a tune run, a "
+                          "generated chain)")
+    ren.add_argument("--metadata", action="store_true",
+                     help="add a `meta` column per row (step id, workload, strategy, level, effect...); "
+                          "preference rows always carry it")
+    ren.add_argument("--pairs-per-state", type=int, default=3, metavar="N",
+                     help="preference: at most N rejected answers per state (default 3)")
     ren.add_argument("--multi-answer", type=int, default=1, metavar="K",
                      help="one row per state with K alternative steps (default 1: one row per step)")
     ren.add_argument("--seed", type=int, default=0)
@@ -339,14 +352,25 @@ def run_filter(args: argparse.Namespace) -> int:
 
 
 def run_render(args: argparse.Namespace) -> int:
+    from dataset.preference import PREFERENCE_FORMATS, render_preference
     from dataset.rendering import render
 
+    if args.metadata and args.multi_answer > 1:
+        raise UsageError("--metadata describes one answered step per row; drop --multi-answer")
     try:
         records = _records(args.file)
     except _Invalid:
         return EXIT_INVALID
-    count = _write_jsonl(args.output, render(records, args.format, multi_answer=args.multi_answer,
-                                             seed=args.seed))
+    if args.format == "trajectory":
+        from dataset.trajectories import render_trajectories
+
+        rows = render_trajectories(records)
+    elif args.format in PREFERENCE_FORMATS:
+        rows = render_preference(records, args.format, seed=args.seed, pairs_per_state=args.pairs_per_state)
+    else:
+        rows = render(records, args.format, multi_answer=args.multi_answer, seed=args.seed,
+                      metadata=args.metadata)
+    count = _write_jsonl(args.output, rows)
     print(f"wrote {count} {args.format} row(s) to {args.output}", file=sys.stderr)
     return EXIT_OK if count else EXIT_INVALID
 

@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "steptp_cli.strategy_commands",
     "steptp_cli.dataset_commands",
     "steptp_cli.tune_commands",
+    "steptp_cli.reward_commands",
 )
 
 

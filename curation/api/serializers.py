@@ -178,7 +178,7 @@ class ExportCreateSerializer(serializers.Serializer):
     filters = serializers.DictField(required=False, default=dict)
     split_policy = serializers.DictField(required=False, default=dict)
     formats = serializers.ListField(child=serializers.ChoiceField(choices=["messages", "prompt-completion",
-                                                                           "parquet"]),
+                                                                           "parquet", "preference"]),
                                     min_length=1, required=False,
                                     default=lambda: ["messages", "prompt-completion", "parquet"])
     seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)

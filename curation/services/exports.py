@@ -3,13 +3,23 @@
 What an export writes, under ``$STEPTP_VAR_DIR/exports/<id>/``:
 
 * ``messages/<split>.jsonl`` and ``prompt-completion/<split>.jsonl`` — rows rendered by the same code as
-  ``steptp render`` (``dataset.rendering``), so the CLI and the app export one format;
+  ``steptp render --metadata`` (``dataset.rendering``), so the CLI and the app export one format: the
+  training columns (conversational: message lists) and ``meta``, what the row answers (step id,
+  workload, source and variant, strategy, level, exactness, target, effect), which trainers ignore;
 * ``data/<config>/<split>-00000-of-00001.parquet`` — the same rows as parquet shards (pyarrow), with
   ``README.md`` — the dataset card whose YAML header lists configs, splits, features, licence and sizes,
-  and whose body gives the strategy distribution, the filtering before/after, the verification and review
-  protocol and the toolchain versions;
+  and whose body gives the strategy distribution, the token-length distribution per split with the
+  ``max_length`` a trainer needs (``export_lengths``), the filtering before/after, the verification and
+  review protocol and the toolchain versions. ``filters["over_length"] = "drop"`` leaves out the rows over
+  ``filters["max_length"]`` tokens (counted in the card) instead of only reporting them;
 * ``steps/<split>.jsonl`` — one line per exported step, in the rows' order: its identity, strategy,
   source, review and ``effect`` (``step_rows``), what a benefit-aware consumer selects on;
+* ``records/<split>.jsonl`` — the step records the rows answer (schema v2, ``dataset.records``), as
+  ``steptp evaluate`` reads them: the engine's stored record with the step's current programs, trace and
+  effect; a step with no complete engine record (made in the app) is left out and counted in the card;
+* ``preference/<split>.jsonl`` (format ``preference``) — prompt/chosen/rejected pairs of each split's
+  states (``dataset.preference``; an export holds verified steps only, so the rejected ones are slower or
+  neutral steps);
 * ``manifest.json`` — every file with its size and sha256.
 
 Splits are by source workload, never by step (no program leaks between train and test), assigned from
@@ -19,7 +29,10 @@ JSON is written with sorted keys, and nothing time-dependent is written.
 An export of 100,000 steps must take seconds, so the work is split where the time went: steps are read
 as value rows with each state decoded once (``export_records``), each split is rendered once for every
 format and the lint, row files are written without re-encoding shared texts (``export_files``) and the
-lint checks what rows share once (``export_lint``). The bytes are those of the plain path, which
+lint checks what rows share once (``export_lint``). Since issue 42 every row is also tokenised once
+(exact lengths for the card, ``export_lengths``) and the prompt-completion parquet holds message lists:
+on 6,166 rows (``bench/export.py --steps 20000 --export-steps 10000``) that took the CPU rate from about
+4,300 to 2,300 steps per CPU-second. The bytes are those of the plain path, which
 ``tests/backend/export_oracle.py`` keeps and ``test_curation_export_identity`` compares file by file.
 """
 
@@ -41,13 +54,19 @@ from django.utils import timezone
 from curation.models import Export, ReviewStatus, RunStatus, Step, VerificationStatus
 from curation.services import dispatch
 from curation.services.export_files import escape_texts, sha256_of, write_jsonl, write_parquet
+from curation.services.export_lengths import length_stats, row_tokens
 from curation.services.export_lint import lint_rows
 from curation.services.export_records import collect_records
 from curation.services.roles import Role, require
+from dataset.rendering import META_KEYS
 
-FORMATS = ("messages", "prompt-completion", "parquet")
+FORMATS = ("messages", "prompt-completion", "parquet", "preference")
+#: What an export writes when no format is named (preference pairs are asked for).
+DEFAULT_FORMATS = ("messages", "prompt-completion", "parquet")
 DEFAULT_SPLITS = {"train": 0.8, "validation": 0.1, "test": 0.1}
 DEFAULT_MAX_LENGTH = 8192
+#: The card's dtype of each ``meta`` field (``dataset.rendering.META_KEYS``; the rest are strings).
+META_DTYPES = {"variant": "int64", "speedup": "float64", "measured": "bool"}
 
 
 class NoSuchFile(LookupError):
@@ -90,11 +109,84 @@ def step_rows(records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{key: record.get(key) for key in STEP_ROW_KEYS} for record in records if renderable(record)]
 
 
+def split_file_bytes(directory: Path, configs: Sequence[str],
+                     splits: Sequence[str]) -> dict[tuple[str, str], int]:
+    """The card's ``num_bytes`` of each (config, split): its parquet shard's size, else its JSON lines'."""
+    out = {}
+    for config in configs:
+        for split in splits:
+            shard = directory / "data" / config.replace("-", "_") / f"{split}-00000-of-00001.parquet"
+            lines = directory / config / f"{split}.jsonl"
+            out[(config, split)] = next((p.stat().st_size for p in (shard, lines) if p.is_file()), 0)
+    return out
+
+
 def write_step_rows(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
     from dataset.records import dumps
 
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(dumps(r) + "\n" for r in step_rows(records)), encoding="utf-8")
+
+
+#: What an export's record overrides in the stored engine record: the step's current version.
+_CURRENT = ("step_id", "strategy", "number", "level", "exactness", "depth", "effect")
+
+
+def evaluation_record(record: Mapping[str, Any], stored: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The schema-v2 record ``steptp evaluate`` reads for an exported ``record``: its ``stored`` engine
+    record with the current programs, trace text and effect; ``None`` when there is no valid one."""
+    from dataset.records import upgrade, validation_errors
+
+    if not stored or "schema_version" not in stored:
+        return None
+    full = upgrade(json.loads(json.dumps(stored)))
+    full.update({key: record[key] for key in _CURRENT if key in record})
+    full["parent"] = {**full.get("parent", {}), **record["parent"]}
+    full["child"] = {**(full.get("child") or {}), **record["child"]}
+    full["trace"] = {**(full.get("trace") or {}), "text": record["trace"]["text"]}
+    return None if validation_errors(full) else full
+
+
+def write_evaluation_records(path: Path, records: Sequence[Mapping[str, Any]],
+                             stored: Mapping[str, Mapping[str, Any]]) -> int:
+    """``records/<split>.jsonl`` (not written when no record has a valid engine record: an empty file is
+    no split); returns how many records had none (left out)."""
+    from dataset.records import dumps
+
+    lines, missing = [], 0
+    for record in records:
+        full = evaluation_record(record, stored.get(record["step_id"]))
+        if full is None:
+            missing += 1
+        else:
+            lines.append(dumps(full) + "\n")
+    if lines:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(lines), encoding="utf-8")
+    return missing
+
+
+def write_preference_rows(path: Path, records: Sequence[Mapping[str, Any]], seed: int) -> int:
+    """``preference/<split>.jsonl``: ``dataset.preference`` pairs of the split's states (none: no file)."""
+    from curation.services.export_files import _dump
+    from dataset.preference import render_preference
+
+    lines = [_dump(r) + "\n" for r in render_preference(records, seed=seed)]
+    if lines:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(lines), encoding="utf-8")
+    return len(lines)
+
+
+def stored_records(step_ids: Sequence[str]) -> dict[str, Mapping[str, Any]]:
+    """The engine records stored for ``step_ids`` (only those that have one), read in batches."""
+    out: dict[str, Mapping[str, Any]] = {}
+    wanted = sorted(set(step_ids))
+    for start in range(0, len(wanted), 2000):
+        for step_id, stored in Step.objects.filter(step_id__in=wanted[start:start + 2000]).exclude(
+                record={}).values_list("step_id", "record"):
+            out[step_id] = stored
+    return out
 
 
 def select_steps(filters: Mapping[str, Any]) -> QuerySet[Step]:
@@ -190,8 +282,15 @@ def dataset_card(
     lint: Mapping[str, Any],
     seed: int,
     filters: Mapping[str, Any],
+    lengths: Mapping[str, Mapping[str, Any]] | None = None,
+    dropped: Mapping[str, int] | None = None,
+    unevaluable: int = 0,
+    split_bytes: Mapping[tuple[str, str], int] | None = None,
 ) -> str:
-    """The ``README.md`` dataset card: YAML metadata Hugging Face reads, then the protocol in prose."""
+    """The ``README.md`` dataset card: YAML metadata Hugging Face reads, then the protocol in prose.
+
+    The first config is the default one (``load_dataset(folder)`` needs no config name); ``splits`` are
+    the row counts of the files as written (after any over-length rows were dropped)."""
     total = sum(splits.values())
     size = (
         "n<1K"
@@ -218,27 +317,30 @@ def dataset_card(
         f"- {size}",
         "configs:",
     ]
-    for config in configs:
+    for index, config in enumerate(configs):
         folder = config.replace("-", "_")
-        yaml += [f"- config_name: {folder}", "  data_files:"]
+        yaml += [f"- config_name: {folder}"] + (["  default: true"] if index == 0 else []) + ["  data_files:"]
         yaml += [f"  - split: {split}\n    path: data/{folder}/{split}-*.parquet" for split in splits]
     yaml.append("dataset_info:")
     for config in configs:
         folder = config.replace("-", "_")
         yaml += [f"- config_name: {folder}", "  features:"]
-        if config == "messages":
+        for column in ["messages"] if config == "messages" else ["prompt", "completion"]:
             yaml += [
-                "  - name: messages",
+                f"  - name: {column}",
                 "    list:",
                 "    - name: content",
                 "      dtype: string",
                 "    - name: role",
                 "      dtype: string",
             ]
-        else:
-            yaml += ["  - name: prompt", "    dtype: string", "  - name: completion", "    dtype: string"]
+        yaml += ["  - name: meta", "    struct:"]
+        yaml += [f"    - name: {key}\n      dtype: {META_DTYPES.get(key, 'string')}" for key in META_KEYS]
+        # `datasets` reads a split's info only with its num_bytes (else it warns and ignores the sizes)
         yaml += ["  splits:"] + [
-            f"  - name: {split}\n    num_examples: {count}" for split, count in splits.items()
+            f"  - name: {split}\n    num_bytes: {(split_bytes or {}).get((config, split), 0)}\n"
+            f"    num_examples: {count}"
+            for split, count in splits.items()
         ]
     yaml.append("---")
     body = [
@@ -256,6 +358,39 @@ def dataset_card(
         "|---|---|",
     ]
     body += [f"| {split} | {count} |" for split, count in splits.items()]
+    body += [
+        "",
+        "Every row has `meta` beside its training columns: the step it answers (`step_id`, `state`), "
+        "`workload`, `source` and shape `variant`, `strategy`, `level`, `exactness`, `target` and the "
+        "effect (`verdict`, `speedup`, `measured`). TRL's trainers ignore it. `records/<split>.jsonl` "
+        "holds the step records the rows answer, for `steptp evaluate records/test.jsonl --url ... "
+        "--model ...`"
+        + (f" ({unevaluable} step(s) without a complete engine record are not in it)." if unevaluable
+           else "."),
+    ]
+    if lengths:
+        body += [
+            "",
+            "## Row lengths (tokens)",
+            "",
+            "Each row as a chat model sees it: system, user and assistant turns in ChatML, counted with "
+            "Qwen2.5's tokenizer. `max_length` is the smallest multiple of 64 that keeps every row of the "
+            "split whole: give a trainer at least that (TRL's `SFTConfig(max_length=...)`; its default "
+            "1024 truncates the answers of longer rows).",
+            "",
+            "| split | rows | min | p50 | p90 | p99 | max | > 1024 | > 2048 | > 4096 | > 8192 | max_length |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for split, s in lengths.items():
+            if s.get("rows"):
+                over = s["over"]
+                cells = [s["rows"], s["min"], s["p50"], s["p90"], s["p99"], s["max"],
+                         *(over[str(budget)] for budget in (1024, 2048, 4096, 8192)), s["max_length"]]
+                body.append(f"| {split} | " + " | ".join(str(c) for c in cells) + " |")
+        if dropped and any(dropped.values()):
+            body += ["", f"Rows over {filters.get('max_length', DEFAULT_MAX_LENGTH)} tokens were dropped "
+                         "(`over_length: drop`): "
+                     + ", ".join(f"{split} {count}" for split, count in dropped.items()) + "."]
     body += ["", "## Strategy distribution", "", "| strategy | rows |", "|---|---|"]
     body += [f"| {strategy} | {count} |" for strategy, count in distribution.items()]
     if filtering:
@@ -313,7 +448,7 @@ def create_export(
     name: str,
     filters: Mapping[str, Any] | None = None,
     split_policy: Mapping[str, Any] | None = None,
-    formats: Sequence[str] = FORMATS,
+    formats: Sequence[str] = DEFAULT_FORMATS,
     seed: int = 0,
     enqueue: bool = True,
 ) -> Export:
@@ -362,7 +497,7 @@ def _set_progress(export: Export, value: float, progress: Callable[[float], None
 def _write_export(export: Export, progress: Callable[[float], None] | None) -> None:
     from dataset.filtering import apply_policy, get_policy
     from dataset.records import strategy_counts
-    from dataset.rendering import answered_records, render_texts, row
+    from dataset.rendering import answered_records, render_texts, row, row_meta
     from verifier.cache import toolchain_versions
     from verifier.tokens import PrefixTokenCounter
 
@@ -388,34 +523,49 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
     if directory.exists():
         shutil.rmtree(directory)
     directory.mkdir(parents=True)
-    configs = [f for f in export.formats if f != "parquet"] or ["messages"]
+    configs = [f for f in export.formats if f not in ("parquet", "preference")] or ["messages"]
     pairs: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
     splits: dict[str, int] = {}
+    lengths: dict[str, dict[str, Any]] = {}
+    dropped: dict[str, int] = {}
+    unevaluable = 0
+    max_length = int(export.filters.get("max_length", DEFAULT_MAX_LENGTH))
+    counter = PrefixTokenCounter()
     for split, split_records in by_split.items():
         # rendered once per split; every format (and the lint) is a view of the same texts
         texts = list(render_texts(split_records))
         # the records the rows answer (a state with effects answers its best-ranked step only)
         answered = answered_records(split_records)
+        tokens = row_tokens(texts, counter)
+        if export.filters.get("over_length") == "drop":
+            keep = [i for i, t in enumerate(tokens) if t <= max_length]
+            dropped[split] = len(texts) - len(keep)
+            texts, answered = [texts[i] for i in keep], [answered[i] for i in keep]
+            tokens = [tokens[i] for i in keep]
+        lengths[split] = length_stats(tokens)
+        metas = [row_meta(r) for r in answered]
         escaped = escape_texts(texts)
         splits[split] = len(texts)
         write_step_rows(directory / "steps" / f"{split}.jsonl", split_records)
+        # only the answered steps' stored records are read (one per state, not every exported step)
+        stored = stored_records([r["step_id"] for r in answered])
+        unevaluable += write_evaluation_records(directory / "records" / f"{split}.jsonl", answered, stored)
+        if "preference" in export.formats:
+            write_preference_rows(directory / "preference" / f"{split}.jsonl", split_records, export.seed)
         for config in configs:
             if config in export.formats:
-                write_jsonl(directory / config / f"{split}.jsonl", texts, escaped, config)
+                write_jsonl(directory / config / f"{split}.jsonl", texts, escaped, config, metas)
             rows = [row(prompt, answer, config) for prompt, answer in texts]
             if "parquet" in export.formats:
                 folder = config.replace("-", "_")
-                write_parquet(directory / "data" / folder / f"{split}-00000-of-00001.parquet", rows, config)
+                write_parquet(directory / "data" / folder / f"{split}-00000-of-00001.parquet", rows, config,
+                              metas)
             if config == "messages":
                 pairs += zip(answered, rows, strict=True)
         if "messages" not in configs:
             pairs += zip(answered, (row(p, a, "messages") for p, a in texts), strict=True)
     _set_progress(export, 0.8, progress)
-    lint = lint_rows(
-        pairs,
-        max_length=int(export.filters.get("max_length", DEFAULT_MAX_LENGTH)),
-        count_tokens=PrefixTokenCounter(),
-    )
+    lint = lint_rows(pairs, max_length=max_length, count_tokens=counter)
     card = dataset_card(
         name=export.name,
         splits=splits,
@@ -427,6 +577,10 @@ def _write_export(export: Export, progress: Callable[[float], None] | None) -> N
         lint=lint,
         seed=export.seed,
         filters=export.filters,
+        lengths=lengths,
+        dropped=dropped,
+        unevaluable=unevaluable,
+        split_bytes=split_file_bytes(directory, configs, list(splits)),
     )
     (directory / "README.md").write_text(card, encoding="utf-8")
     files = [

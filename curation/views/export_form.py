@@ -33,11 +33,14 @@ class ExportForm(forms.Form):
     validation = forms.FloatField(min_value=0, max_value=1, initial=exports.DEFAULT_SPLITS["validation"])
     test = forms.FloatField(min_value=0, max_value=1, initial=exports.DEFAULT_SPLITS["test"])
     formats = forms.MultipleChoiceField(choices=[(f, f) for f in exports.FORMATS],
-                                        initial=list(exports.FORMATS), widget=forms.CheckboxSelectMultiple)
+                                        initial=list(exports.DEFAULT_FORMATS),
+                                        widget=forms.CheckboxSelectMultiple)
     seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=0)
     max_length = forms.IntegerField(min_value=1, max_value=1_000_000, initial=exports.DEFAULT_MAX_LENGTH,
                                     label="Max length (tokens)")
     licence = forms.CharField(max_length=100, initial="apache-2.0")
+    drop_over_length = forms.BooleanField(required=False, label="Drop rows over max_length tokens",
+                                          help_text="otherwise they are kept and counted in the card")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -65,6 +68,8 @@ class ExportForm(forms.Form):
             filters["policy"] = data["policy"]
         if data["max_length"] != exports.DEFAULT_MAX_LENGTH:
             filters["max_length"] = data["max_length"]
+        if data.get("drop_over_length"):
+            filters["over_length"] = "drop"
         if data["licence"] != "apache-2.0":
             filters["licence"] = data["licence"]
         fractions = {k: data[k] for k in ("train", "validation", "test") if data[k] > 0}

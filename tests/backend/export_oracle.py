@@ -6,7 +6,9 @@ Why: the export's bytes are a contract (same steps + options + seed → same fil
 (``tests/backend/test_curation_export_identity.py``), and ``bench/export.py`` times it as the "old path".
 Only the parts the rewrite changed are frozen here; the pure helpers it did not touch (splits, the card,
 the JSON line and checksum helpers) are imported, so a change to those shows in both paths alike.
-Do not "optimise" this module: its value is that it is the old code.
+Do not "optimise" this module: its value is that it is the old code. (Issue 42 changed what is written —
+conversational prompt-completion rows, a ``meta`` column, ``records/``, row lengths in the card — and
+those changes are made here the plain way: every row rendered and tokenised on its own.)
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from curation.models import Export, Step
-from curation.services.export_files import _dump
+from curation.services.export_files import _dump, parquet_schema
 from curation.services.export_files import sha256_of as _sha256
+from curation.services.export_lengths import CHATML_TOKENS, length_stats
 from curation.services.export_lint import TOKEN_SAMPLE
 from curation.services.exports import (
     DEFAULT_MAX_LENGTH,
@@ -28,6 +31,10 @@ from curation.services.exports import (
     assign_splits,
     dataset_card,
     select_steps,
+    split_file_bytes,
+    stored_records,
+    write_evaluation_records,
+    write_preference_rows,
     write_step_rows,
 )
 from dataset.records import empty_effect
@@ -143,21 +150,7 @@ def _write_parquet(path: Path, rows: list[Mapping[str, Any]], config: str) -> No
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if config == "messages":
-        turn = pa.struct([("content", pa.string()), ("role", pa.string())])
-        schema = pa.schema([("messages", pa.list_(turn))])
-        table = pa.Table.from_pylist(
-            [
-                {"messages": [{"content": t["content"], "role": t["role"]} for t in r["messages"]]}
-                for r in rows
-            ],
-            schema=schema,
-        )
-    else:
-        schema = pa.schema([("prompt", pa.string()), ("completion", pa.string())])
-        table = pa.Table.from_pylist(
-            [{"prompt": r["prompt"], "completion": r["completion"]} for r in rows], schema=schema
-        )
+    table = pa.Table.from_pylist(list(rows), schema=parquet_schema(config))
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(table, path, compression="zstd", write_statistics=False, store_schema=False)
 
@@ -166,7 +159,7 @@ def write_export(export: Export, directory: Path) -> dict[str, Any]:
     """Write ``export`` into ``directory`` the old way; the lint report (the files are the point)."""
     from dataset.filtering import apply_policy, get_policy
     from dataset.records import strategy_counts
-    from dataset.rendering import render
+    from dataset.rendering import SYSTEM, answered_records, render
     from verifier.cache import toolchain_versions
     from verifier.tokens import count_tokens
 
@@ -181,14 +174,33 @@ def write_export(export: Export, directory: Path) -> dict[str, Any]:
     # like the fast path since issue 41: a split with no row is not written (0-row parquet does not load)
     by_split = {s: rows for s, rows in assign_splits(records, export.seed, fractions).items() if rows}
     directory.mkdir(parents=True)
-    configs = [f for f in export.formats if f != "parquet"] or ["messages"]
+    configs = [f for f in export.formats if f not in ("parquet", "preference")] or ["messages"]
     rows_by = {
-        (config, split): list(render(split_records, config))
+        (config, split): list(render(split_records, config, metadata=True))
         for config in configs
         for split, split_records in by_split.items()
     }
+    max_length = int(export.filters.get("max_length", DEFAULT_MAX_LENGTH))
+    lengths, dropped, unevaluable, kept = {}, {}, 0, {}
+    stored = stored_records([r["step_id"] for r in records])
     for split, split_records in by_split.items():
+        messages = list(render(split_records, "messages"))
+        tokens = [count_tokens(f"{SYSTEM}\n{r['messages'][1]['content']}\n{r['messages'][2]['content']}")
+                  + CHATML_TOKENS for r in messages]
+        keep = [i for i, t in enumerate(tokens)
+                if export.filters.get("over_length") != "drop" or t <= max_length]
+        if export.filters.get("over_length") == "drop":
+            dropped[split] = len(tokens) - len(keep)
+        lengths[split] = length_stats([tokens[i] for i in keep])
+        kept[split] = set(keep)
+        for config in configs:
+            rows_by[(config, split)] = [rows_by[(config, split)][i] for i in keep]
+        answered = answered_records(split_records)
         write_step_rows(directory / "steps" / f"{split}.jsonl", split_records)
+        unevaluable += write_evaluation_records(directory / "records" / f"{split}.jsonl",
+                                                [answered[i] for i in keep], stored)
+        if "preference" in export.formats:
+            write_preference_rows(directory / "preference" / f"{split}.jsonl", split_records, export.seed)
     for (config, split), rows in rows_by.items():
         if config in export.formats:
             _write_jsonl(directory / config / f"{split}.jsonl", rows)
@@ -198,7 +210,8 @@ def write_export(export: Export, directory: Path) -> dict[str, Any]:
     pairs = [
         (record, row)
         for split, split_records in by_split.items()
-        for record, row in zip(split_records, render(split_records, "messages"), strict=True)
+        for index, (record, row) in enumerate(zip(split_records, render(split_records, "messages"), strict=True))
+        if index in kept[split]
     ]
     lint = lint_rows(
         pairs, max_length=int(export.filters.get("max_length", DEFAULT_MAX_LENGTH)), count_tokens=count_tokens
@@ -215,6 +228,10 @@ def write_export(export: Export, directory: Path) -> dict[str, Any]:
         lint=lint,
         seed=export.seed,
         filters=export.filters,
+        lengths=lengths,
+        dropped=dropped,
+        unevaluable=unevaluable,
+        split_bytes=split_file_bytes(directory, configs, list(splits)),
     )
     (directory / "README.md").write_text(card, encoding="utf-8")
     files = [

@@ -64,6 +64,11 @@ CASES = {
         "formats": ["prompt-completion", "parquet"],
     },
     "messages jsonl only": {"seed": 9, "filters": {"all_verified": True}, "formats": ["messages"]},
+    "rows over max_length dropped": {
+        "seed": 1,
+        "filters": {"all_verified": True, "max_length": 2400, "over_length": "drop"},
+        "formats": ["messages", "parquet", "preference"],
+    },
 }
 
 
@@ -82,7 +87,10 @@ def test_export_is_byte_identical_to_the_old_path(steps, case, settings, tmp_pat
     assert [name for name in fast if fast[name] != old[name]] == []
     assert export.lint == json.loads(json.dumps(old_lint))
     assert export.lint["rows"] > 0
-    if "max_length" in options.get("filters", {}):
+    if options.get("filters", {}).get("over_length") == "drop":
+        assert export.lint["over_max_length"] == 0 and "were dropped (`over_length: drop`)" in export.card
+        assert sum(export.manifest["splits"].values()) > 0
+    elif "max_length" in options.get("filters", {}):
         assert export.lint["over_max_length"] > 0  # the two-part token count really ran on long rows
 
 
@@ -94,8 +102,10 @@ def test_the_line_writer_writes_what_json_dumps_writes(tmp_path):
     ]
     from dataset.rendering import row
 
+    metas = [{"step_id": f"s{i}", "speedup": 1.5 if i else None, "workload": "é \"w\""} for i in range(len(texts))]
     for config in ("messages", "prompt-completion"):
         path = tmp_path / f"{config}.jsonl"
-        assert write_jsonl(path, texts, escape_texts(texts), config) == len(texts)
-        assert path.read_text(encoding="utf-8") == "".join(_dump(row(p, a, config)) + "\n" for p, a in texts)
+        assert write_jsonl(path, texts, escape_texts(texts), config, metas) == len(texts)
+        assert path.read_text(encoding="utf-8") == "".join(
+            _dump({**row(p, a, config), "meta": m}) + "\n" for (p, a), m in zip(texts, metas, strict=True))
 

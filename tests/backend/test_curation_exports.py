@@ -49,7 +49,8 @@ def test_export_writes_every_format_splits_by_workload_and_reruns_byte_identical
         for line in files[f"messages/{split}.jsonl"].decode().splitlines():
             row = json.loads(line)
             assert [t["role"] for t in row["messages"]] == ["system", "user", "assistant"]
-            assert set(row) == {"messages"}
+            assert set(row) == {"messages", "meta"}
+            assert row["meta"]["strategy"] in row["messages"][2]["content"]
             name = next(s.workload.name for s in approved_steps if s.before.leir in row["messages"][1]["content"])
             split_of_workload.setdefault(name, set()).add(split)
     assert all(len(splits) == 1 for splits in split_of_workload.values())  # never split by step
@@ -74,8 +75,9 @@ def test_hugging_face_datasets_loads_the_parquet_and_jsonl(approved_steps, setti
     assert parquet["train"].num_rows == len(approved_steps)
     assert parquet["train"].features["messages"].feature["role"].dtype == "string"
     jsonl = datasets.load_dataset("json", data_files={"train": str(root / "prompt-completion/train.jsonl")})
-    assert set(jsonl["train"].column_names) == {"prompt", "completion"}
-    assert "<answer>" in jsonl["train"][0]["completion"]
+    assert set(jsonl["train"].column_names) == {"prompt", "completion", "meta"}
+    assert [t["role"] for t in jsonl["train"][0]["prompt"]] == ["system", "user"]
+    assert "<answer>" in jsonl["train"][0]["completion"][0]["content"]
     assert "configs:" in (root / "README.md").read_text()
 
 

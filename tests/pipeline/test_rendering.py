@@ -58,10 +58,13 @@ def test_multi_answer_rows_give_k_alternatives_for_one_state(records):
     assert rows
     for row in rows:
         assert set(row) == {"prompt", "completion"}
-        answer = json.loads(ANSWER.match(row["completion"])["answer"])
+        assert [t["role"] for t in row["prompt"]] == ["system", "user"]
+        assert [t["role"] for t in row["completion"]] == ["assistant"]
+        answer = json.loads(ANSWER.match(row["completion"][0]["content"])["answer"])
         assert 2 <= len(answer) <= 3
         assert all(set(a) == set(ANSWER_KEYS) for a in answer)
-        assert "Propose" in row["prompt"] and f"{len(answer)} different" in row["prompt"]
+        user = row["prompt"][1]["content"]
+        assert "Propose" in user and f"{len(answer)} different" in user
 
 
 def test_unverified_and_failed_steps_are_not_rendered(records):

@@ -37,6 +37,10 @@ RULES: dict[str, frozenset[str]] = {
     "verifier": TORCH | DJANGO | TOP | {"tuner"},
     "tuner": TVM | TORCH | DJANGO | TOP,
     "steptp_cli": TVM | TORCH | DJANGO | {"curation", "steptp_web"},
+    # the reward runs the verifier (TVM in its sandbox) but never a model: no torch of its own
+    "rewards": TVM | TORCH | DJANGO | TOP | {"training", "frontend"},
+    # the trainer side (transformers, torch) never reaches into the verifier or the database
+    "training": TVM | DJANGO | TOP | {"verifier", "tuner", "rewards"},
 }
 
 

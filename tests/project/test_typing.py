@@ -28,7 +28,7 @@ STRICT = {"strategies", "strategies.*", "leir.analysis", "leir.rewrite", "leir.b
           "verifier.targets", "verifier.timing", "verifier.tokens", "verifier.tvm_adapter",
           "verifier.vector_math", "verifier.lowering", "verifier.verify", "verifier.verify_job",
           "verifier.storage", "verifier.loop_mapping", "verifier.gpu_legality", "verifier.emit_tir",
-          "dataset", "dataset.*",
+          "dataset", "dataset.*", "rewards", "rewards.*",
           # the curation services (Django is untyped here: its objects are Any to mypy)
           "curation.services", "curation.services.*"}
 #: Inside a strict package but not checked yet (kept out by ``exclude``): none at present.

@@ -27,6 +27,8 @@ class Command(BaseCommand):
         )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--max-length", type=int, default=exports.DEFAULT_MAX_LENGTH)
+        parser.add_argument("--drop-over-length", action="store_true",
+                            help="leave out rows over --max-length tokens (counted in the card)")
 
     def handle(self, *args, **options):
         user = get_user_model().objects.filter(username=options["user"]).first()
@@ -41,6 +43,8 @@ class Command(BaseCommand):
         }
         if options["policy"]:
             filters["policy"] = options["policy"]
+        if options["drop_over_length"]:
+            filters["over_length"] = "drop"
         try:
             fractions = {k: float(v) for k, v in (item.split("=", 1) for item in options["split"])}
         except ValueError:
@@ -51,7 +55,7 @@ class Command(BaseCommand):
                 name=options["name"],
                 filters=filters,
                 split_policy={"fractions": fractions} if fractions else {},
-                formats=options["format"] or list(exports.FORMATS),
+                formats=options["format"] or list(exports.DEFAULT_FORMATS),
                 seed=options["seed"],
                 enqueue=False,
             )
