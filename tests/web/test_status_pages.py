@@ -85,3 +85,29 @@ def test_status_says_how_long_the_first_pass_needs_once_a_few_workloads_have_ste
     for name in names[2:]:
         steps_for(first, name)
     assert 'id="first-pass-eta"' not in client.get("/status/").content.decode()  # done
+
+
+def test_a_stalled_translation_offers_curators_the_retry_and_queues_it(client, settings,
+                                                                      django_capture_on_commit_callbacks):
+    from tests.backend.test_curation_uploads import GOOD
+    from tests.backend.workers import publisher, purge, take_queued
+
+    app = publisher(settings.CELERY_BROKER_URL)
+    purge(app, "generate")
+    workload = Workload.objects.create(name="mine/relu2", source=GOOD, origin="upload",
+                                       translation_status="translating",
+                                       translation_since=timezone.now() - timedelta(seconds=10))
+    page, retry = reverse("workload", args=[workload.pk]), reverse("retry-translation", args=[workload.pk])
+    client.force_login(user("vera", Role.VIEWER))
+    assert "Retrying needs the curator role; you have viewer." in client.get(page).content.decode()
+    assert client.post(retry).status_code == 403
+    client.force_login(user("cato", Role.CURATOR))
+    html = client.get(page).content.decode()
+    assert ">stalled — worker lost; retry</strong>" in html and ">Retry translation</button>" in html
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(retry, follow=True)
+    html = response.content.decode()
+    assert "The translation of mine/relu2 is queued again." in html and ">Retry translation</button>" not in html
+    assert take_queued(app, "generate") == [("curation.tasks.translate_upload", [workload.pk])]
+    again = client.post(retry, follow=True).content.decode()
+    assert "the translation of mine/relu2 is queued, not stalled" in again
