@@ -144,3 +144,19 @@ def test_the_supervisor_runs_its_restart_hook_after_each_restart():
         wait_for(lambda: len(restarts) == 2, 30, "two restarts")
     finally:
         supervisor.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_demo_start_path_drops_old_messages_and_queues_pending_translations_and_unfinished_generations(
+        broker, settings, tmp_path):
+    from curation.services.generation import queue_incomplete
+
+    settings.VAR_DIR = tmp_path
+    workload = builtin("level1/relu")  # translated, never generated
+    upload = Workload.objects.create(name="mine/relu2", source=GOOD, origin="upload",
+                                     translation_status=TranslationStatus.QUEUED)
+    broker.send_task(dispatch.PING, (), queue="generate")  # an earlier run's leftover message
+    assert queue_incomplete(1, max_steps_per_state=12) == [workload]
+    assert take_queued(broker, "generate") == [(dispatch.TRANSLATE_UPLOAD, [upload.pk]),
+                                               (dispatch.GENERATE_STEPS, [workload.pk, 1, 0, 12])]
+    assert Workload.objects.get(pk=workload.pk).generation_status == GenerationStatus.QUEUED
