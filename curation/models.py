@@ -87,6 +87,10 @@ class Workload(models.Model):
                                          default=GenerationStatus.NONE)
     #: One line: how many steps the last generation stored, or why it failed.
     generation_message = models.CharField(max_length=300, blank=True)
+    #: When the translation / generation state last changed (or a running task last reported): a state a
+    #: lost worker left "running" is told apart by no live worker having started before it.
+    translation_since = models.DateTimeField(null=True, blank=True)
+    generation_since = models.DateTimeField(null=True, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

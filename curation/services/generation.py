@@ -13,6 +13,7 @@ back and the rerun completes it.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable
@@ -20,9 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.utils import timezone
 
-from curation.models import GenerationStatus, Step, Workload
-from curation.services import dispatch
+from curation.models import GenerationStatus, Step, TranslationStatus, Workload
+from curation.services import dispatch, stalls
 from curation.services.roles import AnyUser, Role, require
 from curation.services.steps import StepImportReport, import_step_file
 from curation.services.workloads import source_state
@@ -45,6 +47,9 @@ REQUEST_DEPTH = 1
 REQUEST_MAX_STEPS_PER_STATE = 12
 #: The running generation's message is written at most this often (seconds).
 PROGRESS_EVERY_S = 1.0
+#: Test-only: seconds to pause after each imported record, so a test can kill a real worker mid-import
+#: (the import of a small file takes well under a second). Unset in every real deployment.
+IMPORT_PAUSE_ENV = "STEPTP_TEST_IMPORT_PAUSE_S"
 
 
 def generated_path(workload: Workload, depth: int, seed: int) -> Path:
@@ -133,24 +138,50 @@ def generate_for_workload(
     generate([Source(info, program)], config, path, verify=_verify_fn(target), progress=progress,
              verify_special=_verify_fn(target, special_values=True), features=feature_function(target),
              target=target)
-    report = import_step_file(path)
+    report = import_step_file(path, progress=_import_pause())
     marker.write_text(f"{report.created + report.unchanged}\n", encoding="utf-8")
     return report
+
+
+def _import_pause() -> Callable[[int], None] | None:
+    pause = float(os.environ.get(IMPORT_PAUSE_ENV) or 0)
+    return (lambda _count: time.sleep(pause)) if pause > 0 else None
+
+
+def queue_incomplete(depth: int, *, max_steps_per_state: int | None, seed: int = 0) -> list[Workload]:
+    """The restart path (``manage.py demo`` on start): drop the ``generate`` queue's old messages, then queue
+    again every pending translation and every workload whose generation or import has not completed — a
+    partial import or a generation a killed worker left running included — each marked ``queued``."""
+    dispatch.drop_queued(dispatch.GENERATE_QUEUE)
+    pending = [TranslationStatus.QUEUED, TranslationStatus.TRANSLATING]
+    for upload in Workload.objects.filter(translation_status__in=pending).order_by("pk"):
+        stalls.requeue_translation(upload)
+    todo = incomplete_workloads(depth, seed=seed)
+    for workload in todo:
+        stalls.requeue_generation(workload, depth=depth, max_steps_per_state=max_steps_per_state)
+    return todo
 
 
 def request_generation(user: AnyUser, workload: Workload) -> Workload:
     """A curator's "generate steps" (page, API): marked ``queued`` and sent to the ``generate`` queue.
 
-    Refused when the workload has no source state yet or its generation is already queued or running;
-    the conditional update makes two clicks at once queue one generation.
+    Refused when the workload has no source state yet or its generation is already queued or running —
+    unless a lost worker left it running (``stalls.generation_stalled``): then this is the retry. The
+    conditional update makes two clicks at once queue one generation.
     """
     require(user, Role.CURATOR, "generating steps")
     if source_state(workload) is None:
         raise NothingToGenerate(f"{workload.name} has no source state yet: its translation is "
                                 f"{workload.translation_status}")
     pending = [GenerationStatus.QUEUED, GenerationStatus.RUNNING]
-    claimed = (Workload.objects.filter(pk=workload.pk).exclude(generation_status__in=pending)
-               .update(generation_status=GenerationStatus.QUEUED, generation_message=""))
+    rows = Workload.objects.filter(pk=workload.pk)
+    if stalls.generation_stalled(workload):  # claim exactly the stalled state this request saw
+        rows = rows.filter(generation_status=workload.generation_status,
+                           generation_since=workload.generation_since)
+    else:
+        rows = rows.exclude(generation_status__in=pending)
+    claimed = rows.update(generation_status=GenerationStatus.QUEUED, generation_message="",
+                          generation_since=timezone.now())
     if not claimed:
         raise AlreadyGenerating(f"generation for {workload.name} is already queued or running")
     dispatch.queue_generation(workload.pk, depth=REQUEST_DEPTH,
@@ -160,7 +191,9 @@ def request_generation(user: AnyUser, workload: Workload) -> Workload:
 
 
 def _record(workload_pk: int, status: str, message: str) -> None:
-    Workload.objects.filter(pk=workload_pk).update(generation_status=status, generation_message=message[:300])
+    """The state and its line, with the time: a worker holding a running generation started before it."""
+    Workload.objects.filter(pk=workload_pk).update(generation_status=status, generation_message=message[:300],
+                                                   generation_since=timezone.now())
 
 
 def run_generation(workload_pk: int, *, depth: int = 1, seed: int = 0,

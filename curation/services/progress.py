@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Exists, Min, OuterRef
+from django.db.models import Count, Exists, Min, OuterRef, Q
 from django.utils import timezone
 
-from curation.models import Export, ProgramState, Step, Workload
+from curation.models import Export, GenerationStatus, ProgramState, Step, Workload
 
 
 def workload_progress() -> dict[str, Any]:
@@ -17,20 +17,26 @@ def workload_progress() -> dict[str, Any]:
     has_source = Exists(ProgramState.objects.filter(workload=OuterRef("pk"), depth=0))
     translated_q = Workload.objects.filter(has_source)
     translated = translated_q.count()
-    generated = translated_q.filter(Exists(Step.objects.filter(workload=OuterRef("pk")))).count()
+    has_steps = Exists(Step.objects.filter(workload=OuterRef("pk")))
+    generated = translated_q.filter(has_steps).count()
+    # the first pass is over for a workload with steps, and for one whose generation ended without any
+    # (failed, or no step applied): otherwise the estimate would never go away
+    ended = [GenerationStatus.DONE, GenerationStatus.FAILED]
+    finished = translated_q.filter(has_steps | Q(generation_status__in=ended)).count()
     return {
         "workloads": workloads,
         "translated": translated,
         "generated": generated,
         "generated_fraction": generated / translated if translated else 0.0,
         "exports": Export.objects.count(),
-        "seconds_left": first_pass_seconds_left(generated, translated),
+        "seconds_left": first_pass_seconds_left(finished, translated),
     }
 
 
 def first_pass_seconds_left(generated: int, translated: int) -> float | None:
-    """How long until every translated workload has steps, at the rate seen since the first step was stored;
-    ``None`` before there is a rate (no step yet) or when the pass is done."""
+    """How long until every translated workload is through its first generation (``generated`` of them
+    are), at the rate seen since the first step was stored; ``None`` before there is a rate (no step yet)
+    or when the pass is done."""
     if not generated or generated >= translated:
         return None
     first = Step.objects.aggregate(first=Min("created_at"))["first"]

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from curation.models import Origin, TranslationStatus, Workload
 from curation.services import dispatch
@@ -80,7 +81,7 @@ def submit_upload(user: AnyUser, *, name: str, source: str, level: int = 1, dtyp
                 name=name, level=level, origin=origin, source=source, dtype=dtype,
                 default_shapes=dict(sets or {}), licence=licence,
                 provenance=provenance or f"uploaded by {user}", created_by=user,
-                translation_status=TranslationStatus.QUEUED)
+                translation_status=TranslationStatus.QUEUED, translation_since=timezone.now())
     except IntegrityError:  # the same name sent twice at once: the second loses the unique constraint
         raise NameTaken(f"a workload named {name!r} exists already; choose another name") from None
     dispatch.queue_translation(workload.pk)
@@ -103,7 +104,9 @@ def translate_upload(workload_pk: int) -> Workload | None:
         return None
     if workload.translation_status == TranslationStatus.TRANSLATED and source_state(workload) is not None:
         return workload  # a redelivered message
-    Workload.objects.filter(pk=workload.pk).update(translation_status=TranslationStatus.TRANSLATING)
+    # the time tells a translation a lost worker left behind (``stalls``) from one still running
+    Workload.objects.filter(pk=workload.pk).update(translation_status=TranslationStatus.TRANSLATING,
+                                                   translation_since=timezone.now())
     try:
         program = translate_source(workload.source, name=workload.name.split("/")[-1], dtype=workload.dtype,
                                    sets=workload.default_shapes or None)
@@ -121,5 +124,6 @@ def translate_upload(workload_pk: int) -> Workload | None:
     else:
         workload.translation_status = TranslationStatus.TRANSLATED
         workload.translation_error = ""
-    workload.save(update_fields=["translation_status", "translation_error"])
+    workload.translation_since = timezone.now()
+    workload.save(update_fields=["translation_status", "translation_error", "translation_since"])
     return workload

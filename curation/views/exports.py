@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from curation.models import Export, RunStatus
-from curation.services import exports, roles
+from curation.services import dispatch, exports, roles, stalls
 from curation.services.cards import render_card
 from curation.services.roles import Role, has_role
 from curation.views.access import is_htmx, role_required
@@ -63,6 +63,8 @@ def _described(options: dict) -> list[str]:
 def _context(export: Export) -> dict:
     active = export.status in (RunStatus.QUEUED, RunStatus.RUNNING)
     return {"export": export, "active": active, "percent": round(export.progress * 100),
+            # not "queued 0 %" forever: say when no live worker could pick it up
+            "waiting_for_worker": active and stalls.waiting_for_worker(dispatch.EXPORT_QUEUE),
             "filters": _described(export.filters), "split_policy": _described(export.split_policy),
             "card": render_card(export.card) if export.card else None,
             "rows": sum((export.manifest.get("splits") or {}).values())}

@@ -19,7 +19,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from curation.models import ProgramState, Step, Workload
-from curation.services import generation, uploads
+from curation.services import dispatch, generation, stalls, uploads
 from curation.services.display import leir_display
 from curation.services.roles import Role, has_role
 from curation.services.state_tree import StateNotInWorkload, state_tree
@@ -99,8 +99,15 @@ def workload_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def _state(workload: Workload, translated: bool) -> dict[str, Any]:
     """The live state line's context: the two states, whether to poll, the key a poll compares."""
     pending = workload.translation_pending or workload.generation_pending
-    return {"pending": pending, "state_key": f"{workload.translation_status}.{workload.generation_status}",
-            "can_generate": translated and not workload.generation_pending,
+    generation_stalled = stalls.generation_stalled(workload)
+    translation_stalled = stalls.translation_stalled(workload)
+    return {"pending": pending, "generation_stalled": generation_stalled,
+            "translation_stalled": translation_stalled,
+            "waiting_for_worker": pending and stalls.waiting_for_worker(dispatch.GENERATE_QUEUE),
+            # a stalled state changes the page (the Generate button is back), so the poll reloads it
+            "state_key": f"{workload.translation_status}.{workload.generation_status}"
+                         f"{'.stalled' if generation_stalled or translation_stalled else ''}",
+            "can_generate": translated and (not workload.generation_pending or generation_stalled),
             "step_count": Step.objects.filter(workload=workload).count()}
 
 
@@ -127,4 +134,18 @@ def workload_generate(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(refused))
     else:
         messages.success(request, f"Generation for {workload.name} is queued.")
+    return redirect("workload", pk=workload.pk)
+
+
+@role_required(Role.CURATOR)
+@require_POST
+def workload_retry_translation(request: HttpRequest, pk: int) -> HttpResponse:
+    """"Retry" of an upload whose translation a lost worker left behind: queued again."""
+    workload = get_object_or_404(Workload, pk=pk)
+    try:
+        stalls.retry_translation(request.user, workload)
+    except stalls.NotStalled as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(request, f"The translation of {workload.name} is queued again.")
     return redirect("workload", pk=workload.pk)

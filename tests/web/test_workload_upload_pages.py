@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from curation.models import GenerationStatus, TranslationStatus, Workload
-from curation.services import dispatch
+from curation.services import dispatch, workers
 from curation.services.roles import Role
 from tests.backend.fixtures import builtin, user
 from tests.backend.test_curation_uploads import GOOD
@@ -103,9 +103,13 @@ def test_the_same_name_twice_is_refused_clearly(client, broker):
 def test_the_state_fragment_asks_for_a_reload_only_when_the_state_moved_on(client):
     logged_in(client, "vera", Role.VIEWER)
     workload = Workload.objects.create(name="mine/q", source=GOOD, translation_status="translating")
+    workers.beat("w@host", ["generate"])  # a live worker is translating it (with none, it would be stalled)
     url = reverse("workload-state", args=[workload.pk])
     same = client.get(url, {"shown": "translating."}, HTTP_HX_REQUEST="true")
     assert "HX-Refresh" not in same and 'hx-trigger="every 1s"' in same.content.decode()
+    workers.forget("w@host")  # the worker died: the page reloads to say it stalled and offer the retry
+    stalled = client.get(url, {"shown": "translating."}, HTTP_HX_REQUEST="true")
+    assert stalled["HX-Refresh"] == "true" and ">stalled — worker lost; retry</strong>" in stalled.content.decode()
     Workload.objects.filter(pk=workload.pk).update(translation_status="failed", translation_error="error: nope")
     moved = client.get(url, {"shown": "translating."}, HTTP_HX_REQUEST="true")
     html = moved.content.decode()

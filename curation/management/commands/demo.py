@@ -4,7 +4,8 @@ It imports the built-in suite, creates the demo accounts, starts one Celery work
 (threads pool: the verifier's sandbox starts its own processes, which a prefork child may not), queues
 depth-1 generation for every workload that has no steps yet, and serves the web app. Ctrl-C (or SIGTERM)
 stops the worker with the server. Running it again resumes: generation continues its files and the
-import skips what is stored, so nothing is duplicated.
+import skips what is stored, so nothing is duplicated. A worker that dies is restarted, and what it left
+running (its message died with it on the embedded broker) is queued again once the new one beats.
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
+from django.db import close_old_connections
+from django.utils import timezone
 
-from curation.services import dispatch
-from curation.services.generation import incomplete_workloads
+from curation.services import stalls, workers
+from curation.services.generation import queue_incomplete
 
 CPU_QUEUES = "generate,verify.cpu,export,tune"
 
@@ -44,7 +48,8 @@ class Command(BaseCommand):
         # SIGTERM (a supervisor, `timeout`) must unwind through `finally` so the worker stops too
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         call_command("seed_demo", all_workloads=True)
-        supervisor = WorkerSupervisor(worker_command(options["worker_threads"]), self.stdout)
+        supervisor = WorkerSupervisor(worker_command(options["worker_threads"]), self.stdout,
+                                      on_restart=lambda: self._requeue_stalled(options))
         supervisor.start()
         try:
             self._queue_generation(options)
@@ -59,13 +64,26 @@ class Command(BaseCommand):
     def _queue_generation(self, options) -> None:
         """Queue every workload whose generation or import has not completed (a partial import included),
         after dropping queued work of an earlier run (no duplicates)."""
-        dispatch.drop_queued(dispatch.GENERATE_QUEUE)
-        todo = incomplete_workloads(options["depth"], seed=0)
-        for workload in todo:
-            dispatch.queue_generation(
-                workload.pk, depth=options["depth"], max_steps_per_state=options["max_steps_per_state"]
-            )
+        todo = queue_incomplete(options["depth"], max_steps_per_state=options["max_steps_per_state"])
         self.stdout.write(f"queued generation for {len(todo)} workload(s)")
+
+    def _requeue_stalled(self, options) -> None:
+        """After a restart: once the new worker beats, queue again what the dead one left running."""
+        restarted = timezone.now()
+        deadline = time.monotonic() + 120
+        try:
+            while time.monotonic() < deadline:
+                if any(w.started_at >= restarted for w in workers.live_workers()):
+                    again = stalls.requeue_stalled(depth=options["depth"],
+                                                   max_steps_per_state=options["max_steps_per_state"])
+                    if again:
+                        self.stdout.write(f"queued again what the dead worker left running: "
+                                          f"{', '.join(w.name for w in again)}")
+                    return
+                time.sleep(1.0)
+            self.stdout.write("the restarted worker has not beaten in 120 s; /status/ shows the queues")
+        finally:
+            close_old_connections()
 
 
 def worker_command(threads: int) -> list[str]:
@@ -81,9 +99,11 @@ class WorkerSupervisor:
     #: A worker that ran this long before dying counts as healthy again (the restart count starts over).
     STABLE_SECONDS = 60.0
 
-    def __init__(self, command: list[str], out) -> None:
+    def __init__(self, command: list[str], out, on_restart: Callable[[], None] | None = None) -> None:
         self.command = command
         self.out = out
+        #: Run (in its own thread) after each restart: the demo queues again what the dead worker held.
+        self.on_restart = on_restart
         self.process: subprocess.Popen = None  # type: ignore[assignment]
         self.restarts = 0
         self._stopping = threading.Event()
@@ -113,6 +133,8 @@ class WorkerSupervisor:
             self.out.write(f"the worker (pid {self.process.pid}) exited with {code}; restarting it "
                            f"({self.restarts} of {self.MAX_RESTARTS})")
             self._spawn()
+            if self.on_restart is not None:
+                threading.Thread(target=self.on_restart, name="demo-requeue", daemon=True).start()
 
     def stop(self) -> None:
         self._stopping.set()
