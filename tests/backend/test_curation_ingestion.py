@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 
 import pytest
@@ -97,7 +98,11 @@ def test_a_worker_killed_mid_import_is_restarted_and_every_step_lands_exactly_on
         done = wait_for(lambda: Workload.objects.filter(pk=workload.pk, generation_status__in=[
             GenerationStatus.DONE, GenerationStatus.FAILED]).first(), 300, "the requeued generation")
     assert done.generation_status == GenerationStatus.DONE, done.generation_message
-    assert done.generation_message.startswith(f"{len(ids) - stored} new steps stored, {stored} already there")
+    # the last run to finish says what it found: with a broker that redelivers the dead worker's message
+    # (Redis, RabbitMQ) that may be the redelivered run, after the requeued one stored the rest
+    new, there = map(int, re.match(r"(\d+) new steps stored, (\d+) already there",
+                                   done.generation_message).groups())
+    assert new + there == len(ids) and there >= stored
     assert sorted(Step.objects.filter(workload=workload).values_list("step_id", flat=True)) == sorted(ids)
     assert len(set(ids)) == len(ids)
     assert is_ingested(workload, REQUEST_DEPTH, 0) and incomplete_workloads(REQUEST_DEPTH) == []

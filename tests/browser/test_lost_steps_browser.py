@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 
 import pytest
 from django.conf import settings as django_settings
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from curation.models import GenerationStatus, Step, Workload
 from curation.services import workers
@@ -67,16 +69,23 @@ def test_a_worker_killed_mid_import_stalls_the_page_and_retry_stores_every_step_
 
         with worker(broker, queues="generate", env=env):
             wait_for(workers.live_workers, 60, "the new worker's first heartbeat")
-            # a worker started after the task began cannot be the one holding it: still stalled
+            # a worker started after the task began cannot be the one holding it: still stalled, unless the
+            # broker redelivers the dead worker's message by itself (Redis and RabbitMQ may; the embedded
+            # filesystem broker does not), in which case the page leaves the stall without Retry
             retry = page.get_by_role("button", name="Retry generating steps")
-            assert "stalled" in state.inner_text()
-            retry.click()
+            if "stalled" in state.inner_text():
+                try:
+                    retry.click(timeout=10_000)
+                except PlaywrightTimeout:  # the redelivered generation moved the page on meanwhile
+                    assert "stalled" not in state.inner_text()
             page.locator(".generation-status.status-done").wait_for(timeout=300_000)
         done = Workload.objects.get(pk=workload.pk)
         assert done.generation_status == GenerationStatus.DONE, done.generation_message
         assert page.locator(".step-count").inner_text() == _steps(len(ids))
-        assert page.locator(".generation-message").inner_text().startswith(
-            f"{len(ids) - stored} new steps stored, {stored} already there")
+        # whichever run finished last says so: together the runs stored every step once
+        new, there = map(int, re.match(r"(\d+) new steps stored, (\d+) already there",
+                                       page.locator(".generation-message").inner_text()).groups())
+        assert new + there == len(ids) and there >= stored
         assert page.get_by_role("button", name="Generate steps").is_visible()  # the page is idle again
         assert sorted(Step.objects.filter(workload=workload).values_list("step_id", flat=True)) == sorted(ids)
         assert len(set(ids)) == len(ids)
