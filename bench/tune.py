@@ -189,6 +189,18 @@ def run_one(info, args) -> dict:
                   for _job in range(max(1, args.final_jobs))]
         twin = UNFUSED_TWIN.get(args.target)
         host_source = source_seconds_on(program, twin, args, measurer.pool) if twin else None
+        compared = None
+        if args.compare:
+            from leir.program import dump_program
+            from tuner.compare import run_compare
+
+            try:
+                compared = run_compare(info.path, sets, dump_program(search.best.program), args.target,
+                                       pool=measurer.pool, bound=args.compare_bound,
+                                       max_rounds=args.compare_max_rounds, min_repeat_ms=args.min_repeat_ms)
+            except RuntimeError as exc:
+                compared = {"error": str(exc)[:500]}
+            print(f"  compare: {json.dumps(compared, default=str)}", file=sys.stderr, flush=True)
     finally:
         measurer.close()
     final = median_job(finals, host_source)
@@ -204,7 +216,7 @@ def run_one(info, args) -> dict:
            "program": canonical(search.best.program),
            "final_speedups": [over_source(f, host_source) for f in finals],
            "max_abs_error": checked.max_abs_error, "error": checked.error, "tolerance": checked.tolerance,
-           "notes": list(checked.notes)}
+           "notes": list(checked.notes), "compare": compared}
     timing = final.timing.median if final.timing else None
     torch_t = final.torch_timing.median if final.torch_timing else None
     target_source = final.source_timing.median if final.source_timing else None
@@ -387,6 +399,20 @@ def report(rows: list[dict], args, earlier_peaks: list[dict] = ()) -> None:
               f"{fmt(r['kernel_ms']):>9} {fmt(r.get('search_speedup')):>7} {fmt(r['speedup_vs_source']):>7} "
               f"{fmt(r['ceiling']):>6}{'!' if beyond(r) else ' '} "
               f"{fmt(r['speedup_vs_torch']):>8} {r['steps']:5d}  {gf:23}  {r['sets']}")
+    compared = [r for r in rows if (r.get("compare") or {}).get("kernel_ms")]
+    if compared:
+        print(f"one job, interleaved (tuner.compare; spread bound {compared[0]['compare']['bound']}): "
+              "kernel, eager and torch.compile (inductor)")
+        print(f"{'workload':38} {'kernel ms':>9} {'eager ms':>9} {'compile ms':>10} {'vs eager':>8} "
+              f"{'vs compile':>10} {'rounds':>6}  spread")
+        for r in compared:
+            c = r["compare"]
+            mark = "*" if (c.get("eager_ms") or 0) < args.eager_ms else " "
+            bound = "within" if c["within_bound"] else "NOT within bound"
+            print(f"{r['id']:38} {fmt(c['kernel_ms']):>9} {fmt(c['eager_ms']):>8}{mark} "
+                  f"{fmt(c.get('compiled_ms')):>10} {fmt(c['vs_eager']):>8} {fmt(c.get('vs_compiled')):>10} "
+                  f"{c['rounds']:>6}  {bound}: {c['spread']}" + ("" if c.get("compiled_ms") else
+                                                                  f"  ({c.get('note')})"))
     for level, side in sorted({(r["level"], str(r.get("split"))) for r in rows}):
         chosen = [r for r in rows if r["level"] == level and str(r.get("split")) == side]
         fast = [r for r in chosen if (r["speedup_vs_torch"] or 0) > 1.0]
@@ -402,6 +428,16 @@ def report(rows: list[dict], args, earlier_peaks: list[dict] = ()) -> None:
               f"(in the search {fmt(searched)}x, "
               f"roofline ceiling {fmt(ceiling)}x)"
               f" over {len(chosen)} workloads; fast_1 vs eager {len(fast)}/{len(chosen)}")
+        timed = [r["compare"] for r in chosen if (r.get("compare") or {}).get("kernel_ms")]
+        if timed:
+            fast_1 = sum(1 for c in timed if (c["vs_eager"] or 0) > 1.0)
+            with_compile = [c for c in timed if c.get("vs_compiled")]
+            fast_compile = sum(1 for c in with_compile if c["vs_compiled"] > 1.0)
+            within = sum(1 for c in timed if c["within_bound"])
+            print(f"level {level} [{side}]: in one interleaved job: fast_1 {fast_1}/{len(timed)}, "
+                  f"fast_compile {fast_compile}/{len(with_compile)} "
+                  f"(torch.compile ran on {len(with_compile)}); "
+                  f"{within}/{len(timed)} rows within the spread bound")
     if any(beyond(r) for r in rows):
         print("! the tuned kernel beat the ceiling: a peak reading understated this machine (its GEMM rate "
               "is MKL's on a 2048^3 product, not the FMA units' limit; a bandwidth reading is a torch.sum's)")
@@ -437,6 +473,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="--policy learned: steptp fit-policy's model")
     parser.add_argument("--retime-source", action="store_true",
                         help="time the source and the parent beside every candidate (default: once per run)")
+    parser.add_argument("--no-compare", dest="compare", action="store_false",
+                        help="skip the interleaved kernel / eager / torch.compile job (tuner.compare)")
+    parser.add_argument("--compare-bound", type=float, default=0.05,
+                        help="relative spread every contestant of the compare job must reach (default 0.05)")
+    parser.add_argument("--compare-max-rounds", type=int, default=30,
+                        help="rounds after which the compare job stops, bound met or not (default 30)")
     parser.add_argument("--list-split", action="store_true", help="print the split's two lists and exit")
     parser.add_argument("--budget", default="verifications=128,seconds=480",
                         help="per workload (verifications=N, policy_calls=N, seconds=S)")
