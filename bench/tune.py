@@ -1,13 +1,15 @@
 """Tuning with RulePolicy: speedup over the source program, fast_1 against PyTorch eager, GEMM GFLOP/s.
 
-Usage: ``python bench/tune.py [--per-level K] [--budget verifications=N,seconds=S] [--width W]
-[--eager-ms M]`` (the budget is per workload; the default, 128 verifications or 480 s, ends a search
-whose candidates are cheap by its count and one whose candidates take most of a minute by its clock, so
+Usage: ``python bench/tune.py [--split heldout|fitting|all] [--only ID] [--per-level K] [--policy
+rule|learned --policy-model M.json] [--json OUT.json [--resume]] [--budget verifications=N,seconds=S]
+[--width W] [--eager-ms M]`` (the budget is per workload; the default, 128 verifications or 480 s, ends a
+search whose candidates are cheap by its count and one whose candidates take most of a minute by its clock, so
 an eight-workload run takes about an hour; at 64 a cheap search ran out of candidates half-way through
 its time: level1/cosine_similarity_loss stopped at depth 7 after 114 s, 18.6x, and reached depth 12,
 21.0x, in 212 s with 128; level2/gemm_scale used its 64 in 280 s).
 
-For a deterministic sample of ``K`` workloads per level (every n-th id of the sorted suite):
+For the workloads of one side of the seeded split (``tuner.splits``; ``--per-level K``: every n-th id of
+it, K per level), each level's figures printed per side:
 
 1. **Shapes.** At the suite's tiny default shapes PyTorch's per-call overhead dominates and any kernel
    "beats" eager, so each workload runs at the smallest shapes on the geometric path from its default to
@@ -28,6 +30,14 @@ For a deterministic sample of ``K`` workloads per level (every n-th id of the so
    program itself (``program``, canonical LEIR), so a figure can be re-timed or read without the search.
    That check evaluates the rounding-error bound of programs up to ``--final-bound-iterations`` (250M)
    statement executions, where the verifier's default stops at 32M and falls back to the fixed tolerance.
+
+4. **Kernel, eager, torch.compile.** ``tuner.compare`` times the tuned kernel, eager and
+   ``torch.compile`` in ONE job, interleaved, until each spread is within ``--compare-bound``: fast_1 and
+   fast_compile per level come from it, and a row that never got within the bound says so.
+
+The source and each parent are timed once per search (``Measurer(reuse_timings=True)``; the final check
+and the compare job re-time everything); each row's ``time`` splits the search's seconds into policy,
+build, verification and timing.
 
 Printed per level: the geometric-mean speedup over the source, fast_1 (the fraction of workloads whose
 tuned kernel is faster than eager) and, for GEMM-like workloads, GFLOP/s of the tuned kernel next to eager's
