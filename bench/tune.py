@@ -105,8 +105,9 @@ def make_policy(args):
 
         if not args.policy_model:
             raise SystemExit("--policy learned needs --policy-model MODEL.json (steptp fit-policy)")
-        return LearnedPolicy(args.policy_model, seed=0, measured={}, target=args.target)
-    return RulePolicy(seed=0, measured={}, target=args.target)
+        return LearnedPolicy(args.policy_model, seed=0, measured={}, target=args.target,
+                             lookahead_seconds=args.lookahead_seconds)
+    return RulePolicy(seed=0, measured={}, target=args.target, lookahead_seconds=args.lookahead_seconds)
 
 
 def chosen_workloads(args) -> list:
@@ -481,6 +482,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--policy", choices=("rule", "learned"), default="rule")
     parser.add_argument("--policy-model", metavar="MODEL.json",
                         help="--policy learned: steptp fit-policy's model")
+    parser.add_argument("--lookahead-seconds", type=float, default=None, metavar="S",
+                        help="bound each policy call: after S seconds the remaining steps get no lookahead "
+                             "(default: unbounded; a bounded call's ranking depends on the machine's speed)")
     parser.add_argument("--retime-source", action="store_true",
                         help="time the source and the parent beside every candidate (default: once per run)")
     parser.add_argument("--no-compare", dest="compare", action="store_false",

@@ -99,3 +99,12 @@ def test_a_short_real_search_with_the_learned_policy(fitting_records, measurer, 
     # build, verification run and timing are parts of the measurements' wall time
     assert 0 < spent["build"] + spent["verification"] + spent["timing"] <= spent["measure"]
     assert spent["timing"] > 0
+
+
+def test_a_bounded_rule_call_gives_no_lookahead_past_its_bound():
+    program = source_of("level1/layer_norm").program
+    unbounded = RulePolicy(seed=0).propose(program, SearchContext())
+    bounded = RulePolicy(seed=0, lookahead_seconds=0.0).propose(program, SearchContext())
+    assert any(p.enables for p in unbounded)  # the lookahead finds enabling steps here
+    assert not any(p.enables and not p.then for p in bounded)  # none without it (planned chains aside)
+    assert RulePolicy(lookahead_seconds=2.0).describe()["lookahead_seconds"] == 2.0

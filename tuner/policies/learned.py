@@ -36,11 +36,12 @@ class LearnedPolicy:
     def __init__(self, model: Mapping[str, Any] | str | Path, *, seed: int = 0, params_per_site: int = 4,
                  strategies: tuple[str, ...] | None = None,
                  measured: MutableMapping[str, float] | None = None,
-                 target: str = "llvm", rerank: int = DEFAULT_RERANK) -> None:
+                 target: str = "llvm", rerank: int = DEFAULT_RERANK,
+                 lookahead_seconds: float | None = None) -> None:
         self.model_path = str(model) if isinstance(model, str | Path) else None
         self.model = learned.load(model) if isinstance(model, str | Path) else dict(model)
         self.rule = RulePolicy(seed=seed, params_per_site=params_per_site, strategies=strategies,
-                               measured=measured, target=target)
+                               measured=measured, target=target, lookahead_seconds=lookahead_seconds)
         self.target = target
         self.rerank = rerank
         self._features: dict[str, dict[str, Any]] = {}
