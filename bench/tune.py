@@ -1,13 +1,15 @@
 """Tuning with RulePolicy: speedup over the source program, fast_1 against PyTorch eager, GEMM GFLOP/s.
 
-Usage: ``python bench/tune.py [--per-level K] [--budget verifications=N,seconds=S] [--width W]
-[--eager-ms M]`` (the budget is per workload; the default, 128 verifications or 480 s, ends a search
-whose candidates are cheap by its count and one whose candidates take most of a minute by its clock, so
+Usage: ``python bench/tune.py [--split heldout|fitting|all] [--only ID] [--per-level K] [--policy
+rule|learned --policy-model M.json] [--json OUT.json [--resume]] [--budget verifications=N,seconds=S]
+[--width W] [--eager-ms M]`` (the budget is per workload; the default, 128 verifications or 480 s, ends a
+search whose candidates are cheap by its count and one whose candidates take most of a minute by its clock, so
 an eight-workload run takes about an hour; at 64 a cheap search ran out of candidates half-way through
 its time: level1/cosine_similarity_loss stopped at depth 7 after 114 s, 18.6x, and reached depth 12,
 21.0x, in 212 s with 128; level2/gemm_scale used its 64 in 280 s).
 
-For a deterministic sample of ``K`` workloads per level (every n-th id of the sorted suite):
+For the workloads of one side of the seeded split (``tuner.splits``; ``--per-level K``: every n-th id of
+it, K per level), each level's figures printed per side:
 
 1. **Shapes.** At the suite's tiny default shapes PyTorch's per-call overhead dominates and any kernel
    "beats" eager, so each workload runs at the smallest shapes on the geometric path from its default to
@@ -28,6 +30,14 @@ For a deterministic sample of ``K`` workloads per level (every n-th id of the so
    program itself (``program``, canonical LEIR), so a figure can be re-timed or read without the search.
    That check evaluates the rounding-error bound of programs up to ``--final-bound-iterations`` (250M)
    statement executions, where the verifier's default stops at 32M and falls back to the fixed tolerance.
+
+4. **Kernel, eager, torch.compile.** ``tuner.compare`` times the tuned kernel, eager and
+   ``torch.compile`` in ONE job, interleaved, until each spread is within ``--compare-bound``: fast_1 and
+   fast_compile per level come from it, and a row that never got within the bound says so.
+
+The source and each parent are timed once per search (``Measurer(reuse_timings=True)``; the final check
+and the compare job re-time everything); each row's ``time`` splits the search's seconds into policy,
+build, verification and timing.
 
 Printed per level: the geometric-mean speedup over the source, fast_1 (the fraction of workloads whose
 tuned kernel is faster than eager) and, for GEMM-like workloads, GFLOP/s of the tuned kernel next to eager's
@@ -61,6 +71,7 @@ from tuner.measure import Measurer
 from tuner.policies import RulePolicy
 from tuner.run import tune
 from tuner.search import Budget
+from tuner.splits import SPLITS, describe, workload_split
 from verifier.targets import CONTRACTION_FREE_TWIN, TUNING_TARGET
 from workloads.registry import list_workloads
 
@@ -81,6 +92,41 @@ BENCH_TARGET = "llvm-native"
 #: A fused target's twin without fusion, whose source build can be the faster (``source_seconds_on``); the
 #: search also judges an exact step's equal pass there (``tuner.measure``).
 UNFUSED_TWIN = CONTRACTION_FREE_TWIN
+
+
+#: The workload split every run reports against (``tuner.splits``, seed 0).
+SPLIT = workload_split()
+
+
+def make_policy(args):
+    """``--policy rule`` or ``learned`` (with ``--policy-model``), both on the bench's target."""
+    if args.policy == "learned":
+        from tuner.policies.learned import LearnedPolicy
+
+        if not args.policy_model:
+            raise SystemExit("--policy learned needs --policy-model MODEL.json (steptp fit-policy)")
+        return LearnedPolicy(args.policy_model, seed=0, measured={}, target=args.target,
+                             lookahead_seconds=args.lookahead_seconds)
+    return RulePolicy(seed=0, measured={}, target=args.target, lookahead_seconds=args.lookahead_seconds)
+
+
+def chosen_workloads(args) -> list:
+    """``--only`` ids, else every workload of ``--split`` in ``--levels`` (``--per-level K``: a
+    deterministic sample of K per level from that split instead)."""
+    from workloads.registry import get_workload
+
+    if args.only:
+        return [get_workload(w) for w in args.only]
+    wanted = set(SPLIT.ids(args.split))
+    levels = set(map(int, args.levels.split(",")))
+    chosen = []
+    for level in sorted(levels):
+        suite = [w for w in sorted(list_workloads(level), key=lambda w: w.id) if w.id in wanted]
+        if args.per_level:
+            stride = max(1, len(suite) // args.per_level)
+            suite = suite[::stride][:args.per_level]
+        chosen.extend(suite)
+    return chosen
 
 
 def sample(level: int, per_level: int) -> list:
@@ -135,11 +181,13 @@ def run_one(info, args) -> dict:
     program = translate_file(info.path, sets=sets).program
     source = Source(SourceInfo(f"{info.id}@f32#bench", info.id, info.level, "f32", 0, sets,
                                program_hash(program)), program)
+    # The source's and each parent's timings are taken once per run and reused beside every candidate
+    # (``--retime-source`` times them in every job again); the final check re-times all of them.
     measurer = Measurer(program, target=args.target, cache=False, repeats=args.repeats,
-                        min_repeat_ms=args.min_repeat_ms)
+                        min_repeat_ms=args.min_repeat_ms, reuse_timings=not args.retime_source)
     start = time.perf_counter()
     try:
-        policy = RulePolicy(seed=0, measured={}, target=args.target)
+        policy = make_policy(args)
         search = tune(source, policy, measurer, Budget.parse(args.budget), algo="beam", branch=args.branch,
                       max_depth=args.max_depth,
                       options={"width": args.width}, progress=_progress)
@@ -152,12 +200,25 @@ def run_one(info, args) -> dict:
                   for _job in range(max(1, args.final_jobs))]
         twin = UNFUSED_TWIN.get(args.target)
         host_source = source_seconds_on(program, twin, args, measurer.pool) if twin else None
+        compared = None
+        if args.compare:
+            from leir.program import dump_program
+            from tuner.compare import run_compare
+
+            try:
+                compared = run_compare(info.path, sets, dump_program(search.best.program), args.target,
+                                       pool=measurer.pool, bound=args.compare_bound,
+                                       max_rounds=args.compare_max_rounds, min_repeat_ms=args.min_repeat_ms)
+            except RuntimeError as exc:
+                compared = {"error": str(exc)[:500]}
+            print(f"  compare: {json.dumps(compared, default=str)}", file=sys.stderr, flush=True)
     finally:
         measurer.close()
     final = median_job(finals, host_source)
     # Any final job that did not pass is the row's outcome: the median picks a timing, never a verdict.
     checked = next((f for f in finals if f.outcome.value not in ("pass", "equal_pass")), final)
-    row = {"id": info.id, "level": info.level, "sets": sets, "t": t, "eager_ms_probe": ms,
+    row = {"id": info.id, "level": info.level, "split": SPLIT.side(info.id), "policy": args.policy,
+           "time": search.usage.time_json(), "sets": sets, "t": t, "eager_ms_probe": ms,
            "under_floor": ms < args.eager_ms, "outcome": checked.outcome.value,
            "steps": search.best.depth, "verifications": search.usage.verifications,
            "accepted": search.usage.accepted, "search_seconds": round(searched, 1),
@@ -166,7 +227,7 @@ def run_one(info, args) -> dict:
            "program": canonical(search.best.program),
            "final_speedups": [over_source(f, host_source) for f in finals],
            "max_abs_error": checked.max_abs_error, "error": checked.error, "tolerance": checked.tolerance,
-           "notes": list(checked.notes)}
+           "notes": list(checked.notes), "compare": compared}
     timing = final.timing.median if final.timing else None
     torch_t = final.torch_timing.median if final.torch_timing else None
     target_source = final.source_timing.median if final.source_timing else None
@@ -313,6 +374,10 @@ def report(rows: list[dict], args, earlier_peaks: list[dict] = ()) -> None:
         return "-" if v is None else format(v, spec)
 
     print(f"strategies registered: {', '.join(s.name for s in all_strategies())}")
+    sides = sorted({str(r.get("split")) for r in rows})
+    print(f"policy {args.policy}; split {args.split} (seed {SPLIT.seed}: {len(SPLIT.fitting)} fitting, "
+          f"{len(SPLIT.heldout)} held-out workloads; rows from {', '.join(sides) or 'none'}); "
+          f"{len(rows)} workloads: {', '.join(r['id'] for r in rows)}")
     print(f"budget {args.budget}, beam width {args.width}, branch {args.branch}, max depth {args.max_depth}, "
           f"eager floor {args.eager_ms} ms, "
           f"timing repeats {args.repeats} x >= {args.min_repeat_ms} ms (interleaved), "
@@ -345,15 +410,45 @@ def report(rows: list[dict], args, earlier_peaks: list[dict] = ()) -> None:
               f"{fmt(r['kernel_ms']):>9} {fmt(r.get('search_speedup')):>7} {fmt(r['speedup_vs_source']):>7} "
               f"{fmt(r['ceiling']):>6}{'!' if beyond(r) else ' '} "
               f"{fmt(r['speedup_vs_torch']):>8} {r['steps']:5d}  {gf:23}  {r['sets']}")
-    for level in sorted({r["level"] for r in rows}):
-        chosen = [r for r in rows if r["level"] == level]
+    compared = [r for r in rows if (r.get("compare") or {}).get("kernel_ms")]
+    if compared:
+        print(f"one job, interleaved (tuner.compare; spread bound {compared[0]['compare']['bound']}): "
+              "kernel, eager and torch.compile (inductor)")
+        print(f"{'workload':38} {'kernel ms':>9} {'eager ms':>9} {'compile ms':>10} {'vs eager':>8} "
+              f"{'vs compile':>10} {'rounds':>6}  spread")
+        for r in compared:
+            c = r["compare"]
+            mark = "*" if (c.get("eager_ms") or 0) < args.eager_ms else " "
+            bound = "within" if c["within_bound"] else "NOT within bound"
+            print(f"{r['id']:38} {fmt(c['kernel_ms']):>9} {fmt(c['eager_ms']):>8}{mark} "
+                  f"{fmt(c.get('compiled_ms')):>10} {fmt(c['vs_eager']):>8} {fmt(c.get('vs_compiled')):>10} "
+                  f"{c['rounds']:>6}  {bound}: {c['spread']}" + ("" if c.get("compiled_ms") else
+                                                                  f"  ({c.get('note')})"))
+    for level, side in sorted({(r["level"], str(r.get("split"))) for r in rows}):
+        chosen = [r for r in rows if r["level"] == level and str(r.get("split")) == side]
         fast = [r for r in chosen if (r["speedup_vs_torch"] or 0) > 1.0]
         mean = geomean([r["speedup_vs_source"] for r in chosen])
         ceiling = geomean([r["ceiling"] for r in chosen])
         searched = geomean([r.get("search_speedup") for r in chosen])
-        print(f"level {level}: geomean speedup over source {fmt(mean)}x (in the search {fmt(searched)}x, "
+        spent = {key: sum((r.get("time") or {}).get(key, 0.0) for r in chosen)
+                 for key in ("total", "policy", "build", "verification", "timing")}
+        print(f"level {level} [{side}]: search seconds {spent['total']:.0f} (policy {spent['policy']:.0f}, "
+              f"build {spent['build']:.0f}, verification {spent['verification']:.0f}, "
+              f"timing {spent['timing']:.0f})")
+        print(f"level {level} [{side}]: geomean speedup over source {fmt(mean)}x "
+              f"(in the search {fmt(searched)}x, "
               f"roofline ceiling {fmt(ceiling)}x)"
               f" over {len(chosen)} workloads; fast_1 vs eager {len(fast)}/{len(chosen)}")
+        timed = [r["compare"] for r in chosen if (r.get("compare") or {}).get("kernel_ms")]
+        if timed:
+            fast_1 = sum(1 for c in timed if (c["vs_eager"] or 0) > 1.0)
+            with_compile = [c for c in timed if c.get("vs_compiled")]
+            fast_compile = sum(1 for c in with_compile if c["vs_compiled"] > 1.0)
+            within = sum(1 for c in timed if c["within_bound"])
+            print(f"level {level} [{side}]: in one interleaved job: fast_1 {fast_1}/{len(timed)}, "
+                  f"fast_compile {fast_compile}/{len(with_compile)} "
+                  f"(torch.compile ran on {len(with_compile)}); "
+                  f"{within}/{len(timed)} rows within the spread bound")
     if any(beyond(r) for r in rows):
         print("! the tuned kernel beat the ceiling: a peak reading understated this machine (its GEMM rate "
               "is MKL's on a 2048^3 product, not the FMA units' limit; a bandwidth reading is a torch.sum's)")
@@ -375,8 +470,30 @@ def report(rows: list[dict], args, earlier_peaks: list[dict] = ()) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", default="1,2")
-    parser.add_argument("--per-level", type=int, default=4)
-    parser.add_argument("--only", action="append", help="workload id(s) instead of the sample")
+    parser.add_argument("--per-level", type=int, default=0,
+                        help="a deterministic sample of K workloads per level of the split (default 0: all)")
+    parser.add_argument("--split", choices=SPLITS, default="heldout",
+                        help="which side of the seeded workload split (tuner.splits) to run "
+                             "(default heldout)")
+    parser.add_argument("--only", action="append", help="workload id(s) instead of the split")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --json: keep the rows already in OUT.json and run only the others; the "
+                             "file is rewritten after every row")
+    parser.add_argument("--policy", choices=("rule", "learned"), default="rule")
+    parser.add_argument("--policy-model", metavar="MODEL.json",
+                        help="--policy learned: steptp fit-policy's model")
+    parser.add_argument("--lookahead-seconds", type=float, default=None, metavar="S",
+                        help="bound each policy call: after S seconds the remaining steps get no lookahead "
+                             "(default: unbounded; a bounded call's ranking depends on the machine's speed)")
+    parser.add_argument("--retime-source", action="store_true",
+                        help="time the source and the parent beside every candidate (default: once per run)")
+    parser.add_argument("--no-compare", dest="compare", action="store_false",
+                        help="skip the interleaved kernel / eager / torch.compile job (tuner.compare)")
+    parser.add_argument("--compare-bound", type=float, default=0.05,
+                        help="relative spread every contestant of the compare job must reach (default 0.05)")
+    parser.add_argument("--compare-max-rounds", type=int, default=30,
+                        help="rounds after which the compare job stops, bound met or not (default 30)")
+    parser.add_argument("--list-split", action="store_true", help="print the split's two lists and exit")
     parser.add_argument("--budget", default="verifications=128,seconds=480",
                         help="per workload (verifications=N, policy_calls=N, seconds=S)")
     parser.add_argument("--width", type=int, default=2)
@@ -413,20 +530,30 @@ def main(argv: list[str] | None = None) -> int:
     if args.report:
         report(json.loads(Path(args.report).read_text(encoding="utf-8")), args)
         return 0
-    if args.only:
-        from workloads.registry import get_workload
-
-        chosen = [get_workload(w) for w in args.only]
-    else:
-        chosen = [w for level in map(int, args.levels.split(",")) for w in sample(level, args.per_level)]
+    if args.list_split:
+        print(describe(SPLIT))
+        return 0
+    if args.resume and not args.json:
+        parser.error("--resume needs --json OUT.json (the rows to resume from)")
+    chosen = chosen_workloads(args)
+    print(f"running {len(chosen)} workloads ({'--only' if args.only else 'split ' + args.split}, policy "
+          f"{args.policy}): {', '.join(w.id for w in chosen)}", file=sys.stderr, flush=True)
+    rows: list[dict] = []
+    if args.resume and Path(args.json).is_file():
+        rows = [r for r in json.loads(Path(args.json).read_text(encoding="utf-8"))
+                if r.get("policy", "rule") == args.policy]
+        done = {r["id"] for r in rows}
+        print(f"resuming: {len(done)} rows already in {args.json}", file=sys.stderr, flush=True)
+        chosen = [w for w in chosen if w.id not in done]
     before = machine_peaks()
-    rows = []
     for info in chosen:
         print(f"tuning {info.id} ...", file=sys.stderr, flush=True)
         try:
             rows.append(run_one(info, args))
             # each row as soon as it is measured, so a long run that is stopped still says something
             print("  row " + json.dumps(rows[-1], default=str), file=sys.stderr, flush=True)
+            if args.json:
+                Path(args.json).write_text(json.dumps(rows, indent=2, default=str) + "\n", encoding="utf-8")
         except Exception as exc:
             print(f"  {info.id} skipped: {type(exc).__name__}: {exc}", file=sys.stderr)
     report(rows, args, [before])

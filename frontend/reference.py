@@ -124,6 +124,25 @@ class TorchReference:
         with torch.no_grad():
             return timer(lambda: model(*args))
 
+    def measure_eager_and_compiled(self, arrays: Mapping[str, np.ndarray],
+                                   timer: Callable[[Callable[[], Any], Callable[[], Any] | None, str], T]
+                                   ) -> T:
+        """``timer(eager_call, compiled_call, note)`` with gradients off around the whole measurement:
+        ``compiled_call`` runs ``torch.compile(model)`` (inductor; compiled by one call here, so its
+        compile time is not timed), or is ``None`` with ``note`` saying why when compiling fails."""
+        model = self.model
+        args = self.forward_args(arrays)
+        with torch.no_grad():
+            compiled: Callable[[], Any] | None = None
+            note = "torch.compile (inductor)"
+            try:
+                function = torch.compile(model)
+                function(*args)
+                compiled = lambda: function(*args)  # noqa: E731
+            except Exception as exc:  # a model inductor cannot compile: eager is still timed
+                note = f"torch.compile failed: {type(exc).__name__}: {str(exc)[:200]}"
+            return timer(lambda: model(*args), compiled, note)
+
     def time_eager(self, arrays: Mapping[str, np.ndarray], repeat: int = 5) -> list[float]:
         """Seconds per eager forward, ``repeat`` times after one warm-up run."""
         args = self.forward_args(arrays)

@@ -31,7 +31,9 @@ def register(subparsers) -> None:
                                  description="Search over verified strategy steps for the fastest program.")
     tune.add_argument("source", metavar="FILE.leir|WORKLOAD", help="a .leir file or a workload id")
     tune.add_argument("--algo", choices=("greedy", "beam", "bfs", "dfs", "mcts", "chain"), default="beam")
-    tune.add_argument("--policy", choices=("rule", "llm", "replay"), default="rule")
+    tune.add_argument("--policy", choices=("rule", "learned", "llm", "replay"), default="rule")
+    tune.add_argument("--policy-model", metavar="MODEL.json",
+                      help="--policy learned: the model steptp fit-policy wrote")
     tune.add_argument("--budget", default="verifications=40",
                       help="verifications=N,policy_calls=N,seconds=S (default verifications=40)")
     tune.add_argument("--width", type=int, default=4, help="beam width (default 4)")
@@ -60,6 +62,54 @@ def register(subparsers) -> None:
     tune.set_defaults(handler=run_tune)
     register_evaluate(subparsers)
     register_evaluate_multi(subparsers)
+    register_fit_policy(subparsers)
+    split = subparsers.add_parser("split-workloads", help="print the seeded fitting / held-out split",
+                                  description="The built-in workloads on each side of tuner.splits' split.")
+    split.add_argument("--seed", type=int, default=0)
+    split.set_defaults(handler=run_split)
+
+
+def run_split(args: argparse.Namespace) -> int:
+    from tuner.splits import describe, workload_split
+
+    print(describe(workload_split(args.seed)))
+    return EXIT_OK
+
+
+def register_fit_policy(subparsers) -> None:
+    fit = subparsers.add_parser(
+        "fit-policy", help="fit the learned policy's step-ranking model on fitting workloads' step records",
+        description="Fit a ridge model of log(speedup) on verified step records with effect estimates "
+                    "(steptp generate --time). Records of held-out workloads (tuner.splits) are refused.")
+    fit.add_argument("files", nargs="+", metavar="STEPS.jsonl")
+    fit.add_argument("--seed", type=int, default=0, help="the learner's seed (default 0)")
+    fit.add_argument("--split-seed", type=int, default=0, help="the workload split's seed (default 0)")
+    fit.add_argument("--alpha", type=float, default=1.0, help="ridge penalty (default 1.0)")
+    fit.add_argument("-o", "--output", required=True, metavar="MODEL.json")
+    fit.set_defaults(handler=run_fit_policy)
+
+
+def run_fit_policy(args: argparse.Namespace) -> int:
+    from dataset.records import load_records
+    from tuner import learned
+    from tuner.splits import workload_split
+
+    records = []
+    for path in args.files:
+        if not os.path.isfile(path):
+            raise UsageError(f"no such file: {path}")
+        records.extend(load_records(path))
+    split = workload_split(args.split_seed)
+    try:
+        items = learned.examples(records, split.heldout)
+        model = learned.fit(items, seed=args.seed, alpha=args.alpha, split_seed=args.split_seed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    learned.save(model, args.output)
+    training = model["training"]
+    print(f"fitted on {training['examples']} steps of {len(training['workloads'])} fitting workloads "
+          f"(of {len(records)} records); rmse {training['rmse_log']:.3g} in log speedup -> {args.output}")
+    return EXIT_OK
 
 
 def make_policy(args: argparse.Namespace, program_name: str):
@@ -67,6 +117,15 @@ def make_policy(args: argparse.Namespace, program_name: str):
 
     if args.policy == "rule":
         return RulePolicy(seed=args.seed, measured={})
+    if args.policy == "learned":
+        from tuner.policies.learned import LearnedPolicy
+
+        if not args.policy_model:
+            raise UsageError("--policy learned needs --policy-model MODEL.json (steptp fit-policy writes it)")
+        try:
+            return LearnedPolicy(args.policy_model, seed=args.seed, measured={})
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     if args.policy == "replay":
         if not args.replay:
             raise UsageError("--policy replay needs --replay RUN.jsonl")
@@ -194,7 +253,9 @@ def register_evaluate_multi(subparsers) -> None:
                     help="workload ids (level1, level2 for whole suites) or .leir files")
     ev.add_argument("--algos", default="greedy,beam", help="comma-separated (default greedy,beam)")
     ev.add_argument("--budgets", default="4,8,16", help="verification budgets, comma-separated")
-    ev.add_argument("--policy", choices=("rule", "llm"), default="rule")
+    ev.add_argument("--policy", choices=("rule", "learned", "llm"), default="rule")
+    ev.add_argument("--policy-model", metavar="MODEL.json",
+                    help="--policy learned: the model steptp fit-policy wrote")
     ev.add_argument("--width", type=int, default=4, help="beam width (default 4)")
     ev.add_argument("--branch", type=int, default=8)
     ev.add_argument("--max-depth", type=int, default=8)

@@ -177,6 +177,14 @@ class TorchSourceReference:
         return stats, "eager forward only"
 
 
+    def measure_eager_and_compiled(self, arrays: Mapping[str, np.ndarray],
+                                   timer: Callable[[Callable[[], Any], Callable[[], Any] | None, str], T]
+                                   ) -> T:
+        """``timer(eager_call, compiled_call, note)``: the frontend's eager forward and its
+        ``torch.compile`` on ``arrays``, gradients off (``tuner.compare`` times them beside a kernel)."""
+        return self._torch().measure_eager_and_compiled(arrays, timer)
+
+
 class _EagerModule(Protocol):
     """What ``frontend.reference.TorchReference`` offers (reached by name: only the frontend imports
     torch)."""
@@ -196,6 +204,10 @@ class _EagerModule(Protocol):
 
     def measure_eager(self, arrays: Mapping[str, np.ndarray],
                       timer: Callable[[Callable[[], Any]], T]) -> T: ...
+
+    def measure_eager_and_compiled(self, arrays: Mapping[str, np.ndarray],
+                                   timer: Callable[[Callable[[], Any], Callable[[], Any] | None, str], T]
+                                   ) -> T: ...
 
 
 def unstable_reference(reference: object, arrays: Mapping[str, np.ndarray],

@@ -155,3 +155,25 @@ def test_the_unfused_source_is_timed_in_real_jobs():
     args = SimpleNamespace(final_jobs=2, repeats=2, min_repeat_ms=1.0)
     seconds = bench.source_seconds_on(program, "llvm-host", args, None)
     assert isinstance(seconds, float) and seconds > 0
+
+
+def test_the_bench_runs_one_side_of_the_split_or_a_sample_of_it():
+    from tuner.splits import workload_split
+
+    bench = _bench()
+    split = workload_split()
+    args = SimpleNamespace(only=None, split="heldout", levels="1,2", per_level=0)
+    assert [w.id for w in bench.chosen_workloads(args)] == list(split.heldout)
+    args.per_level, args.split = 2, "fitting"
+    sampled = [w.id for w in bench.chosen_workloads(args)]
+    assert len(sampled) == 4 and set(sampled) <= set(split.fitting)
+    assert [w.level for w in bench.chosen_workloads(args)] == [1, 1, 2, 2]
+    args.only = ["level1/relu"]
+    assert [w.id for w in bench.chosen_workloads(args)] == ["level1/relu"]
+
+
+def test_resume_needs_the_json_file():
+    import pytest
+
+    with pytest.raises(SystemExit):
+        _bench().main(["--resume"])

@@ -27,6 +27,7 @@ over ``tx`` is serial on the CPU, so making a loop ``P`` is where the first larg
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import MutableMapping
 
 from dataset.planning import PlannedStep, StepFailure, attempt
@@ -169,8 +170,14 @@ class RulePolicy:
     name = "rule"
 
     def __init__(self, *, seed: int = 0, params_per_site: int = 4, strategies: tuple[str, ...] | None = None,
-                 measured: MutableMapping[str, float] | None = None, target: str = "llvm"):
+                 measured: MutableMapping[str, float] | None = None, target: str = "llvm",
+                 lookahead_seconds: float | None = None):
         self.seed = seed
+        #: Per call, the wall seconds after which no more steps get lookahead (``None``: no bound). The
+        #: lookahead is most of a call's cost (35 s on conv3d before it was focused); past the bound the
+        #: remaining steps rank by what they save alone — the call is bounded, but its ranking then
+        #: depends on the machine's speed, so the bound is off unless asked for.
+        self.lookahead_seconds = lookahead_seconds
         #: The target the cost model maps loop kinds for (what the measurer builds for).
         self.target = target
         self.params_per_site = params_per_site
@@ -179,9 +186,11 @@ class RulePolicy:
         self.measured = measured
 
     def describe(self) -> dict[str, object]:
+        bound = {} if self.lookahead_seconds is None else {"lookahead_seconds": self.lookahead_seconds}
         return {"name": self.name, "seed": self.seed, "params_per_site": self.params_per_site,
                 "strategies": list(self.strategies) if self.strategies else None,
-                "measured_cache": self.measured is not None}
+                "measured_cache": self.measured is not None,
+                **bound}
 
     def _tie(self, key: str) -> str:
         return hashlib.sha256(f"{self.seed}|{key}".encode()).hexdigest()
@@ -291,6 +300,8 @@ class RulePolicy:
 
     def propose(self, program: Program, context: SearchContext) -> list[Proposal]:
         state_hash = program_hash(program)
+        deadline = (time.monotonic() + self.lookahead_seconds if self.lookahead_seconds is not None
+                    else float("inf"))
         before = program_cost(program, self.target)
         here = self.measured.get(state_hash) if self.measured is not None else None
         steps = self._steps(program, state_hash)
@@ -310,7 +321,7 @@ class RulePolicy:
         for step, (gain, after_total) in zip(steps, gains, strict=True):
             rationale = f"modelled cost {before.total:.4g} -> {after_total:.4g}"
             enables = False
-            if before.total and any(_hot(before, name, (step.site.path[0],))
+            if before.total and time.monotonic() < deadline and any(_hot(before, name, (step.site.path[0],))
                                     for name in FOLLOW_UPS.get(step.strategy, ())):
                 ahead = self._best_follow_up(step, LOOKAHEAD_DEPTH.get(step.strategy, 1))
                 if ahead is not None:

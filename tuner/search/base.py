@@ -123,9 +123,40 @@ class Usage:
     #: Verifications spent re-timing a would-be new best (``CONFIRM_ABOVE``); counted in ``verifications``.
     confirmations: int = 0
     started: float = field(default_factory=time.monotonic)
+    #: Where the run's time went (``Search.summary``'s ``time``): wall seconds inside policy calls (and the
+    #: longest one), inside measurements, and the sandbox's own build, verification-run and timing seconds.
+    policy_seconds: float = 0.0
+    policy_call_max: float = 0.0
+    measure_seconds: float = 0.0
+    build_seconds: float = 0.0
+    verify_seconds: float = 0.0
+    timing_seconds: float = 0.0
 
     def seconds(self) -> float:
         return time.monotonic() - self.started
+
+    def add_measurement(self, wall: float, verification: dict[str, Any]) -> None:
+        """Count one measurement's wall time and its result's build, run and timing seconds."""
+        self.measure_seconds += wall
+        result = verification.get("result") or {}
+        for attr, key in (("build_seconds", "build_seconds"), ("verify_seconds", "run_seconds"),
+                          ("timing_seconds", "time_seconds")):
+            value = result.get(key)
+            if isinstance(value, int | float):
+                setattr(self, attr, getattr(self, attr) + float(value))
+
+    def time_json(self) -> dict[str, float]:
+        """Seconds by activity; ``other`` is the run's wall time outside policy calls and measurements
+        (records, bookkeeping), ``measure_overhead`` what a measurement spent outside build, run and timing
+        (sandbox round trips, input generation, the error bound)."""
+        total = self.seconds()
+        inside = self.build_seconds + self.verify_seconds + self.timing_seconds
+        return {key: round(value, 3) for key, value in (
+            ("total", total), ("policy", self.policy_seconds), ("policy_call_max", self.policy_call_max),
+            ("measure", self.measure_seconds), ("build", self.build_seconds),
+            ("verification", self.verify_seconds), ("timing", self.timing_seconds),
+            ("measure_overhead", max(0.0, self.measure_seconds - inside)),
+            ("other", max(0.0, total - self.policy_seconds - self.measure_seconds)))}
 
 
 class Search:
@@ -180,7 +211,11 @@ class Search:
     def proposals(self, node: Node) -> list[Proposal]:
         """The policy's proposals for ``node`` (one policy call); failed ones are recorded and dropped."""
         self.usage.policy_calls += 1
+        started = time.monotonic()
         proposals = self.policy.propose(node.program, self.context(node))
+        spent = time.monotonic() - started
+        self.usage.policy_seconds += spent
+        self.usage.policy_call_max = max(self.usage.policy_call_max, spent)
         usable = []
         for proposal in proposals:
             if proposal.ok:
@@ -204,7 +239,7 @@ class Search:
         if self.out_of_measurements():
             return None
         self.usage.verifications += 1
-        measured = self.measurer.measure(step.after, step.before, step.exactness)
+        measured = self._measure(step)
         strategy = step.strategy
         record = step_record(source=self.source_info, parent=node.program, parent_depth=node.depth,
                              strategy=strategy, number=step.number, level=step.level.value,
@@ -244,12 +279,21 @@ class Search:
         """
         self.usage.verifications += 1
         self.usage.confirmations += 1
-        again = self.measurer.measure(step.after, step.before, step.exactness)
+        again = self._measure(step)
         if again.speedup is None or not again.accepted:
             return speedup, seconds
         if again.speedup < speedup:
             return again.speedup, again.seconds
         return speedup, seconds
+
+    def _measure(self, step: AppliedStep) -> Any:
+        """One measurement, its time counted in ``usage`` (``Usage.add_measurement``)."""
+        started = time.monotonic()
+        measured = self.measurer.measure(step.after, step.before, step.exactness)
+        verification = getattr(measured, "verification", None)
+        self.usage.add_measurement(time.monotonic() - started,
+                                   verification if isinstance(verification, dict) else {})
+        return measured
 
     @staticmethod
     def _site_index(step: AppliedStep) -> int:
@@ -337,6 +381,7 @@ class Search:
                       "accepted": u.accepted, "duplicates": u.duplicates,
                       "policy_failures": u.policy_failures, "confirmations": u.confirmations,
                       "seconds": round(u.seconds(), 3)},
+            "time": u.time_json(),
             "states": len(self.seen),
             "policy_failures": self.policy_failures,
         }
@@ -347,7 +392,9 @@ class Search:
         retimed = f" ({u.confirmations} re-timed)" if u.confirmations else ""
         return (f"[{self.algo}] accepted {u.accepted}  verifications {verif}{retimed}  "
                 f"calls {u.policy_calls}  states {len(self.seen)}  "
-                f"best {self.best.speedup:.3f}x @depth {self.best.depth}  {u.seconds():.1f}s")
+                f"best {self.best.speedup:.3f}x @depth {self.best.depth}  {u.seconds():.1f}s "
+                f"(policy {u.policy_seconds:.1f}s, build {u.build_seconds:.1f}s, "
+                f"verify {u.verify_seconds:.1f}s, timing {u.timing_seconds:.1f}s)")
 
 
 def _path_entry(node: Node) -> dict[str, Any]:
