@@ -19,7 +19,8 @@ from typing import Any
 from tests.conftest import REPO_ROOT
 
 STRICT = {"strategies", "strategies.*", "leir.analysis", "leir.rewrite", "leir.builders", "leir.names",
-          "tuner", "tuner.cost", "tuner.eager", "tuner.effect", "tuner.evaluate", "tuner.files", "tuner.measure", "tuner.multistep", "tuner.proposals",
+          "tuner", "tuner.compare", "tuner.cost", "tuner.eager", "tuner.effect", "tuner.evaluate", "tuner.files",
+          "tuner.learned", "tuner.measure", "tuner.multistep", "tuner.proposals", "tuner.splits",
           "tuner.run", "tuner.svgplot", "tuner.policies", "tuner.policies.*", "tuner.search", "tuner.search.*",
           # the verifier, listed file by file
           "verifier", "verifier.build", "verifier.cache", "verifier.compare", "verifier.cpu_share",
