@@ -260,13 +260,15 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
             except UnsupportedOperatorError:
                 raise
             except Exception as third:
-                tried = (f"tried torch.fx.symbolic_trace: {_reason(first)}; the meta tracer: {_reason(second)}; "
+                tried = (f"tried torch.fx.symbolic_trace: {_reason(first)}; "
+                         f"the meta tracer: {_reason(second)}; "
                          f"torch.export (dynamo, fixed shapes): {_reason(third)}")
                 site = _value_branch_site(second)
                 if site is not None:
                     location, line = site
                     raise DataDependentBranch(
-                        f"{location}: data-dependent Python branch `{line}` in {type(model).__name__}.forward: "
+                        f"{location}: data-dependent Python branch `{line}` "
+                        f"in {type(model).__name__}.forward: "
                         "control flow on tensor values has no static program; express it with "
                         "torch.where / masks, or index tensors of a fixed capacity (" + tried + ")",
                         location) from third

@@ -188,7 +188,8 @@ def test_a_data_dependent_branch_is_refused_naming_its_line():
         translate_module(MaxBranch(), [torch.randn(3)])
     assert info.value.location is not None and info.value.location.startswith(__file__)
     line = int(info.value.location.rsplit(":", 1)[1])
-    assert open(__file__).read().splitlines()[line - 1].strip() == "if y.max().item() > 1.0:"
+    with open(__file__) as handle:
+        assert handle.read().splitlines()[line - 1].strip() == "if y.max().item() > 1.0:"
     assert "data-dependent Python branch `if y.max().item() > 1.0:`" in str(info.value)
     assert "torch.where" in str(info.value)
 

@@ -22,7 +22,7 @@ def _params():
 
 def test_suite_is_not_empty():
     assert len(WORKLOADS) >= 100
-    assert {w.level for w in WORKLOADS} == {1, 2}
+    assert {w.level for w in WORKLOADS} == {1, 2, 3}
 
 
 @pytest.mark.slow
