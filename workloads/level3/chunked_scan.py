@@ -32,7 +32,7 @@ class Model(nn.Module):
 
     def forward(self, x, a_logit):
         log_a = torch.log(torch.sigmoid(a_logit))
-        h = torch.zeros(BATCH, 1, CHANNELS)
+        h = torch.zeros(BATCH, 1, CHANNELS, dtype=x.dtype)
         outs = []
         for start in range(0, SEQ, CHUNK):
             xc = x[:, start:start + CHUNK]

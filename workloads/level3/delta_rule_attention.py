@@ -31,7 +31,7 @@ class Model(nn.Module):
     def forward(self, q, k, v, beta):
         k = F.normalize(k, dim=-1)
         beta = torch.sigmoid(beta)
-        state = torch.zeros(BATCH, HEADS, HEAD_DIM, HEAD_DIM)
+        state = torch.zeros(BATCH, HEADS, HEAD_DIM, HEAD_DIM, dtype=q.dtype)
         outs = []
         for t in range(SEQ):
             kt = k[:, :, t].unsqueeze(-1)

@@ -33,9 +33,9 @@ class Model(nn.Module):
 
     def forward(self, q, k, v):
         q = q / math.sqrt(HEAD_DIM)
-        m = torch.full((BATCH, HEADS, SEQ, 1), -1e30)
-        l = torch.zeros(BATCH, HEADS, SEQ, 1)
-        o = torch.zeros(BATCH, HEADS, SEQ, HEAD_DIM)
+        m = torch.full((BATCH, HEADS, SEQ, 1), -1e30, dtype=q.dtype)
+        l = torch.zeros(BATCH, HEADS, SEQ, 1, dtype=q.dtype)
+        o = torch.zeros(BATCH, HEADS, SEQ, HEAD_DIM, dtype=q.dtype)
         for start in range(0, SEQ, KV_BLOCK):
             kb = k[:, :, start:start + KV_BLOCK]
             vb = v[:, :, start:start + KV_BLOCK]

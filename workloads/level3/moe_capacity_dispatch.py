@@ -17,7 +17,7 @@ STEPTP = {
     "name": "moe_capacity_dispatch",
     "level": 3,
     "tags": ["llm", "moe", "router", "dispatch", "capacity", "cumsum", "einsum"],
-    "ops": ["linear", "softmax", "argmax", "one_hot", "cumsum", "mul", "sum", "lt", "einsum", "amax"],
+    "ops": ["linear", "softmax", "argmax", "one_hot", "cumsum", "mul", "sum", "lt", "einsum", "amax", "to"],
     "license": "Apache-2.0",
     "paper_shapes": {"TOKENS": 4096, "HIDDEN": 4096, "EXPERTS": 64, "CAPACITY": 80},
     "description": "Top-1 router, slot = cumsum(one_hot) - 1, kept if slot < CAPACITY; expert inputs "
@@ -31,15 +31,16 @@ class Model(nn.Module):
         self.gate = nn.Linear(HIDDEN, EXPERTS, bias=False)
 
     def forward(self, x):
-        probs = torch.softmax(self.gate(x), dim=-1)
+        logits = F.linear(x.float(), self.gate.weight.float())  # routing in f32, as MoE routers do
+        probs = torch.softmax(logits, dim=-1)
         expert = probs.argmax(dim=-1)
-        assign = F.one_hot(expert, EXPERTS).to(x.dtype)
+        assign = F.one_hot(expert, EXPERTS).float()
         slot = ((torch.cumsum(assign, dim=0) - 1) * assign).sum(dim=-1)
-        kept = (slot < CAPACITY).to(x.dtype)
-        slot_hot = F.one_hot(slot.to(torch.int64).clamp(max=CAPACITY - 1), CAPACITY).to(x.dtype)
+        kept = (slot < CAPACITY).float()
+        slot_hot = F.one_hot(slot.to(torch.int64).clamp(max=CAPACITY - 1), CAPACITY).float()
         dispatch = assign[:, :, None] * slot_hot[:, None, :] * kept[:, None, None]
         combine = dispatch * probs.amax(dim=-1)[:, None, None]
-        expert_inputs = torch.einsum("tec,th->ech", dispatch, x)
+        expert_inputs = torch.einsum("tec,th->ech", dispatch.to(x.dtype), x)
         return expert_inputs, combine
 
 

@@ -38,7 +38,8 @@ class Model(nn.Module):
         xe = torch.index_select(x, 0, flat).view(EXPERTS, CAPACITY, HIDDEN)
         h = F.silu(torch.bmm(xe, self.w_gate)) * torch.bmm(xe, self.w_up)
         y = torch.bmm(h, self.w_down) * combine_weight.view(EXPERTS, CAPACITY, 1)
-        return torch.zeros(TOKENS, HIDDEN).index_add(0, flat, y.view(EXPERTS * CAPACITY, HIDDEN))
+        out = torch.zeros(TOKENS, HIDDEN, dtype=x.dtype)
+        return out.index_add(0, flat, y.view(EXPERTS * CAPACITY, HIDDEN))
 
 
 def get_inputs():

@@ -31,7 +31,7 @@ class Model(nn.Module):
         probs = torch.softmax(self.gate(x), dim=-1)
         weights, experts = torch.topk(probs, TOP_K, dim=-1)
         weights = weights / weights.sum(dim=-1, keepdim=True)
-        return torch.zeros(TOKENS, EXPERTS).scatter(1, experts, weights)
+        return torch.zeros(TOKENS, EXPERTS, dtype=x.dtype).scatter(1, experts, weights)
 
 
 def get_inputs():

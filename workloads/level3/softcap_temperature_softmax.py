@@ -26,7 +26,7 @@ class Model(nn.Module):
         super().__init__()
 
     def forward(self, logits):
-        capped = torch.tanh(logits / SOFTCAP) * SOFTCAP
+        capped = torch.tanh(logits.float() / SOFTCAP) * SOFTCAP  # samplers work on f32 logits
         return torch.softmax(capped / TEMPERATURE, dim=-1)
 
 
