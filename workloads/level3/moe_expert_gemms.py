@@ -18,7 +18,7 @@ STEPTP = {
     "name": "moe_expert_gemms",
     "level": 3,
     "tags": ["llm", "moe", "gather", "bmm", "swiglu", "index_add", "capacity"],
-    "ops": ["view", "index_select", "bmm", "silu", "mul", "index_add", "zeros"],
+    "ops": ["view", "clamp", "index_select", "bmm", "silu", "mul", "index_add", "zeros"],
     "license": "Apache-2.0",
     "paper_shapes": {"TOKENS": 4096, "HIDDEN": 4096, "FFN": 14336, "EXPERTS": 8, "CAPACITY": 1280},
     "description": "x[token_index] (E, C, H) -> bmm gate/up -> silu * up -> bmm down -> * weight -> "
@@ -34,7 +34,8 @@ class Model(nn.Module):
         self.w_down = nn.Parameter(torch.randn(EXPERTS, FFN, HIDDEN) / FFN ** 0.5)
 
     def forward(self, x, token_index, combine_weight):
-        flat = token_index.view(EXPERTS * CAPACITY)
+        # clamped as a kernel guards its gather and scatter: a no-op on valid routing
+        flat = token_index.view(EXPERTS * CAPACITY).clamp(0, TOKENS - 1)
         xe = torch.index_select(x, 0, flat).view(EXPERTS, CAPACITY, HIDDEN)
         h = F.silu(torch.bmm(xe, self.w_gate)) * torch.bmm(xe, self.w_up)
         y = torch.bmm(h, self.w_down) * combine_weight.view(EXPERTS, CAPACITY, 1)
