@@ -29,7 +29,7 @@ class Model(nn.Module):
 
     def forward(self, logits):
         sorted_logits, sorted_index = torch.sort(logits, dim=-1, stable=True)
-        cumulative = sorted_logits.softmax(dim=-1).cumsum(dim=-1)
+        cumulative = sorted_logits.float().softmax(dim=-1).cumsum(dim=-1)  # samplers sum in f32
         remove = cumulative <= 1 - TOP_P
         remove[..., -1:] = False
         mask = remove.scatter(1, sorted_index, remove)
