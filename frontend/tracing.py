@@ -32,6 +32,16 @@ class TraceFailure(FrontendError):
     """Neither tracer could turn the module into a graph."""
 
 
+class DataDependentBranch(TraceFailure):
+    """The forward branches or loops in Python on tensor *values* (``if x.sum() > 0:``,
+    ``for i in idx.tolist():``): no fixed program follows every input, so the frontend refuses, naming the
+    line. The static forms — ``torch.where``, masks, index tensors of a fixed capacity — translate."""
+
+    def __init__(self, message: str, location: str | None) -> None:
+        super().__init__(message)
+        self.location = location
+
+
 #: Functions that draw fresh random values on every call: no fixed program can reproduce them.
 RANDOM_FUNCTIONS = frozenset({
     torch.rand, torch.randn, torch.randint, torch.randperm, torch.normal, torch.bernoulli, torch.multinomial,
@@ -250,11 +260,34 @@ def trace(model: torch.nn.Module, inputs: list[Any]) -> fx.GraphModule:
             except UnsupportedOperatorError:
                 raise
             except Exception as third:
-                raise TraceFailure(
-                    f"cannot trace {type(model).__name__}; tried torch.fx.symbolic_trace: "
-                    f"{_reason(first)}; the meta tracer: {_reason(second)}; "
-                    f"torch.export (dynamo, fixed shapes): {_reason(third)}"
-                ) from third
+                tried = (f"tried torch.fx.symbolic_trace: {_reason(first)}; "
+                         f"the meta tracer: {_reason(second)}; "
+                         f"torch.export (dynamo, fixed shapes): {_reason(third)}")
+                site = _value_branch_site(second)
+                if site is not None:
+                    location, line = site
+                    raise DataDependentBranch(
+                        f"{location}: data-dependent Python branch `{line}` "
+                        f"in {type(model).__name__}.forward: "
+                        "control flow on tensor values has no static program; express it with "
+                        "torch.where / masks, or index tensors of a fixed capacity (" + tried + ")",
+                        location) from third
+                raise TraceFailure(f"cannot trace {type(model).__name__}; {tried}") from third
+
+
+#: What fx says when a proxy meets Python control flow: ``bool(proxy)`` and ``iter(proxy)``.
+_CONTROL_FLOW = ("cannot be used as inputs to control flow", "Proxy object cannot be iterated")
+
+
+def _value_branch_site(exc: BaseException) -> tuple[str, str] | None:
+    """``(file:line, source line)`` where the meta tracer — which knows every shape, so a branch on a shape
+    never stops it — hit Python control flow on a traced value; None for any other failure."""
+    if not isinstance(exc, fx.proxy.TraceError) or not any(text in str(exc) for text in _CONTROL_FLOW):
+        return None
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if not _is_library(frame.filename):
+            return f"{frame.filename}:{frame.lineno}", (frame.line or "").strip()
+    return None
 
 
 def _reason(exc: BaseException) -> str:

@@ -190,11 +190,29 @@ def land(a: Cond | None, b: Cond | None) -> Cond | None:
         return b
     if b is None:
         return a
-    return Logical("&", a, b)
+    return logical("&", a, b)
 
 
 def lor(a: Cond, b: Cond) -> Cond:
-    return Logical("|", a, b)
+    return logical("|", a, b)
+
+
+def logical(op: str, a: Cond, b: Cond) -> Cond:
+    """``a op b`` shaped so that its text reads back as the same condition.
+
+    LEIR's ``&`` and ``|`` share one precedence level, left-associative, and a condition has no
+    parentheses: ``Logical("|", x, Logical("&", y, z))`` would print ``x|y&z``, which reads back as
+    ``(x|y)&z``. A logical right operand is therefore moved left — re-associated under the same operator,
+    swapped with a plain left operand under the other (both are commutative and side-effect free).
+    """
+    if not isinstance(b, Logical):
+        return Logical(op, a, b)
+    if b.op == op:
+        return logical(op, logical(op, a, b.left), b.right)
+    if not isinstance(a, Logical):
+        return Logical(op, b, a)
+    raise LeirError(f"({a}) {op} ({b}) has no spelling in LEIR conditions (no parentheses); "
+                    "build it as a sum of if_then_else terms instead")
 
 
 def sigmoid(a: Operand) -> Expr:

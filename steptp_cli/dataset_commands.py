@@ -4,7 +4,7 @@
   — seeded breadth-first generation (``dataset.generation``); every step verified against its
   parent in the warm sandbox pool (``verifier.verify``), ``N`` verifications at a time; resumable (run
   the same command again after an interruption). Sources: built-in workload ids (``level1/softmax``),
-  ``level1``/``level2``/``all`` for a whole level or suite, ``.py`` problem files, ``.leir`` files.
+  ``level1``/``level2``/``level3``/``all`` for a whole level or suite, ``.py`` problem files, ``.leir`` files.
 * ``filter STEPS.jsonl [--policy default] [--seed S] -o KEPT.jsonl`` — the balancing policy
   (``dataset.filtering``), printing the per-strategy distribution before and after.
 * ``render STEPS.jsonl --format messages|prompt-completion [--multi-answer K] [--metadata] -o SFT.jsonl``
@@ -34,7 +34,7 @@ def register(subparsers) -> None:
     gen = subparsers.add_parser("generate", help="generate verified step records breadth-first",
                                 description="Seeded breadth-first generation of verified steps.")
     gen.add_argument("sources", nargs="+", metavar="WORKLOAD_OR_LEIR",
-                     help="workload id, level1|level2|all, a .py problem file or a .leir file")
+                     help="workload id, level1|level2|level3|all, a .py problem file or a .leir file")
     gen.add_argument("--depth", type=int, default=1, help="steps from each source (default 1)")
     gen.add_argument("--seed", type=int, default=0)
     gen.add_argument("--workers", type=int, default=1, help="verifications at a time (default 1)")
@@ -130,12 +130,12 @@ def _leir_source(path: Path):
 
 
 def _expand(spec: str) -> list[str]:
-    from workloads.registry import list_workloads
+    from workloads.registry import LEVELS, list_workloads
 
     if spec == "all":
         return [w.id for w in list_workloads()]
-    if spec in ("level1", "level2"):
-        return [w.id for w in list_workloads(int(spec[-1]))]
+    if spec in {f"level{level}" for level in LEVELS}:
+        return [w.id for w in list_workloads(int(spec.removeprefix("level")))]
     return [spec]
 
 

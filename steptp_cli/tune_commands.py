@@ -152,7 +152,7 @@ def run_tune(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     if min(args.width, args.branch, args.max_depth) < 1:
         raise UsageError("--width, --branch and --max-depth must be at least 1")
-    if args.source in ("level1", "level2", "all"):
+    if args.source in ("level1", "level2", "level3", "all"):
         raise UsageError("tune takes one program: a .leir file or one workload id")
     sources = load_sources([args.source], dtype=args.dtype, warn=lambda text: print(text, file=sys.stderr))
     if not sources:

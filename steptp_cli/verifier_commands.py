@@ -128,14 +128,16 @@ def _load_domains(path: Path) -> dict:
 
 
 def source_dtype(program) -> str:
-    """The float dtype the source model is loaded in: the first float tensor, outputs first.
+    """The float dtype the source model is loaded in: the first float tensor, inputs first.
 
     Not simply the first output's dtype: an argmax or a comparison outputs i64/bool, and loading the
-    model in an integer dtype fails, which left such programs unverified ("execute").
+    model in an integer dtype fails, which left such programs unverified ("execute"); and a bf16 model
+    that upcasts (fp8 scales, sampling probabilities in f32) outputs f32 while ``translate --dtype``
+    loaded its float inputs in bf16.
     """
     from frontend.loading import DTYPES  # the dtypes ``translate --dtype`` can load a model in
 
-    for decl in program.signature.by_role("output") + program.signature.by_role("input", "param", "const"):
+    for decl in program.signature.by_role("input") + program.signature.by_role("output", "param", "const"):
         if decl.dtype in DTYPES:
             return decl.dtype
     return "f32"

@@ -43,8 +43,10 @@ def _version(distribution: str) -> str:
 #: 3 = ``exp`` and ``log`` too, and CPU bindings in ``global`` one-element buffers (stack slots);
 #: 4 = on the CPU, small on-chip buffers private to the iterations of their block's leading loops are
 #: allocated inside those loops (``verifier.storage.StoragePlan.private_copy``); 5 = fp8 tensors as bytes
-#: (``verifier.fp8_ops``), and the error bound counts a read rounded into a narrower statement type.
-LOWERING_REVISION = 5
+#: (``verifier.fp8_ops``), and the error bound counts a read rounded into a narrower statement type;
+#: 6 = an fp8 store's f32 value is held in a one-element buffer before it is encoded (a bf16 read
+#: encoded directly came out wrong on every element).
+LOWERING_REVISION = 6
 
 
 def toolchain_versions() -> dict[str, str]:

@@ -417,7 +417,10 @@ class Writer:
         if dtype == "bool":  # bool statements compute in i64 and store value != 0
             value = f"({self.expr(stmt.value, 'i64', ranges)} != T.int64(0))"
         elif fp8_ops.is_fp8(dtype):  # fp8 statements compute in f32 and round on the store
-            value = fp8_ops.encode(self.expr(stmt.value, "f32", ranges), dtype, self.let)
+            # the f32 value is held in a buffer first: encoding a T.Cast of a bf16 read directly, TVM's
+            # bf16 legalisation garbles the bits the encoder reinterprets (every element came out wrong)
+            value = self.let(self.expr(stmt.value, "f32", ranges), "float32",
+                             lambda v: fp8_ops.encode(v, dtype, self.let), opaque=True)
         else:
             value = self.expr(stmt.value, dtype, ranges)
         for declaration in self.lets:

@@ -32,7 +32,7 @@ __all__ = [
 #: Directory of the built-in suite (``workloads/``).
 ROOT = Path(__file__).resolve().parent
 #: The levels that exist, each a sub-directory ``level<N>/``.
-LEVELS: tuple[int, ...] = (1, 2)
+LEVELS: tuple[int, ...] = (1, 2, 3)
 LICENSE = "Apache-2.0"
 
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")

@@ -171,3 +171,29 @@ def test_a_model_no_tracer_handles_names_every_tracer_and_why():
     for tracer in ("torch.fx.symbolic_trace", "the meta tracer", "torch.export"):
         assert tracer in message
     assert "TraceError" in message and "Data-dependent branching" in message  # each tracer's own reason
+
+
+def test_a_data_dependent_branch_is_refused_naming_its_line():
+    """Issue 46: a branch on tensor values has no static program; the refusal names the line and its text."""
+    from frontend.tracing import DataDependentBranch
+
+    class MaxBranch(nn.Module):
+        def forward(self, x):
+            y = x * 2
+            if y.max().item() > 1.0:
+                return y
+            return x
+
+    with pytest.raises(DataDependentBranch) as info:
+        translate_module(MaxBranch(), [torch.randn(3)])
+    assert info.value.location is not None and info.value.location.startswith(__file__)
+    line = int(info.value.location.rsplit(":", 1)[1])
+    with open(__file__) as handle:
+        assert handle.read().splitlines()[line - 1].strip() == "if y.max().item() > 1.0:"
+    assert "data-dependent Python branch `if y.max().item() > 1.0:`" in str(info.value)
+    assert "torch.where" in str(info.value)
+
+
+def test_a_branch_on_a_shape_is_not_a_data_dependent_branch():
+    t = translate_and_run(ShapeBranch(), [torch.randn(2, 8)], "f32")
+    assert "linear" in t.ops_seen

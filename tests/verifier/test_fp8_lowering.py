@@ -108,3 +108,15 @@ def test_fp8_and_bf16_programs_have_token_counts_with_cuda():
         counts = program_tokens(translate_file(SOURCES / source, dtype=dtype).program)
         assert counts.tir_target == "cuda" and counts.cuda is not None, counts.note
         assert 0 < counts.leir < counts.tir
+
+
+def test_a_bf16_read_stored_into_fp8_rounds_as_pytorch_does():
+    """Issue 46 (level 3 in bf16): an fp8 store of a bf16 read built, ran and was wrong on every element."""
+    program = load_program(
+        "input  A: bf16[4, 32]\noutput H: f8e4m3[4, 32]\n---\n"
+        "B^{4}_{tx=0}L^{32}_{a=0}[\n  H^{f8e4m3,g}_{tx,a} = A^{bf16,g}_{tx,a}*2;\n];\n")
+    torch.manual_seed(0)
+    a = torch.randn(4, 32).to(torch.bfloat16)
+    got = build(program, "llvm").run({"A": a.float().numpy().astype(ml_dtypes.bfloat16)})["H"]
+    want = (a.float() * 2).to(torch.float8_e4m3fn).float().numpy()
+    np.testing.assert_array_equal(np.asarray(got).astype(np.float32), want)
