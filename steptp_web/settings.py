@@ -153,6 +153,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "WorkloadOriginEnum": "curation.models.Origin",
         "StepOriginEnum": "curation.models.StepOrigin",
+        "GenerationStatusEnum": "curation.models.GenerationStatus",
+        "TranslationStatusEnum": "curation.models.TranslationStatus",
     },
 }
 

@@ -145,10 +145,20 @@ class TrajectoryDetailSerializer(TrajectorySerializer):
         fields = [*TrajectorySerializer.Meta.fields, "explored", "series"]
 
 
+class WorkloadNameField(serializers.SlugRelatedField):
+    """A workload by name; a name with a NUL byte names none (PostgreSQL refuses it in any query)."""
+
+    def to_internal_value(self, data: object) -> Workload:
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", "\\x00"))
+        workload: Workload = super().to_internal_value(data)
+        return workload
+
+
 class TrajectoryCreateSerializer(serializers.Serializer):
     """What a curator sends to start a run (the service checks the budget and the workload's source)."""
 
-    workload = serializers.SlugRelatedField(slug_field="name", queryset=Workload.objects.all())
+    workload = WorkloadNameField(slug_field="name", queryset=Workload.objects.all())
     #: choices filled from ``tuner.search.ALGORITHMS`` when the serializer is made (the tuner loads late)
     algorithm = serializers.ChoiceField(choices=[], default="beam")
     policy = serializers.ChoiceField(choices=list(POLICIES), default="rule")

@@ -47,6 +47,7 @@ def test_only_curators_start_runs(workload):
     ({"budget": {}}, "detail", "an empty budget"),
     ({"algorithm": "annealing"}, "algorithm", "not a valid choice"),
     ({"workload": "level9/none"}, "workload", "does not exist"),
+    ({"workload": "level1/\x00"}, "workload", "does not exist"),  # PostgreSQL refuses NUL in any query
 ])
 def test_bad_run_requests_get_400_with_the_reason(workload, body, field, message):
     request = {"workload": workload.name, **body}
