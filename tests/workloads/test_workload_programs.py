@@ -1,4 +1,13 @@
-"""Every built-in workload runs eagerly in f32 and f64, deterministically, within the small-shape budget."""
+"""Every built-in workload runs eagerly in f32 (levels 1 and 2 also in f64), deterministically, within the
+small-shape budget.
+
+Level 3 (LLM inference) differs on purpose: its sampling masks write ``-inf`` into the logits they mask,
+its fp8 workloads return fp8 tensors, and its serving kernels upcast to f32 inside (scales, routing,
+cumulative sums) as real ones do, so a whole-model ``.double()`` mixes dtypes, and some write in place
+(top-p scatters back), which plain ``fx.symbolic_trace`` cannot follow but the frontend's other tracers
+can. Level 3 is checked here in f32 (budget, determinism, finiteness) and translated and verified in f32
+and bf16 by ``tests/frontend/test_workloads.py``.
+"""
 
 from __future__ import annotations
 
@@ -36,10 +45,14 @@ def _to_double(inputs: list) -> list:
     return [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in inputs]
 
 
-def _assert_finite(outputs: list[torch.Tensor], what: str) -> None:
+def _assert_finite(outputs: list[torch.Tensor], what: str, masks: bool = False) -> None:
+    """No NaN or inf in a float output (``masks``: ``-inf`` is a masked logit, not an overflow)."""
     for out in outputs:
         if out.is_floating_point():
-            assert torch.isfinite(out).all(), f"{what}: non-finite output"
+            values = out.float()  # fp8 has no isfinite of its own
+            if masks:
+                values = torch.where(values == -torch.inf, torch.zeros_like(values), values)
+            assert torch.isfinite(values).all(), f"{what}: non-finite output"
 
 
 @pytest.mark.parametrize("info", WORKLOADS, ids=[i.id for i in WORKLOADS])
@@ -58,7 +71,8 @@ def test_workload_runs_in_f32_and_f64(info) -> None:
     assert counter.get_total_flops() <= MAX_FLOPS, f"{counter.get_total_flops()} FLOPs"
     for out in out32:
         assert out.numel() <= MAX_ELEMENTS
-    _assert_finite(out32, "f32")
+    llm = info.level == 3
+    _assert_finite(out32, "f32", masks=llm)
 
     # Same seed, fresh model, now in eval mode: identical result. This checks construction and forward are
     # deterministic and that the train/eval flag does not matter (eval-only behaviour is written explicitly).
@@ -69,6 +83,8 @@ def test_workload_runs_in_f32_and_f64(info) -> None:
     for a, b in zip(out32, again, strict=True):
         assert torch.equal(a, b), "output not reproducible from the seed, or it depends on train/eval mode"
 
+    if llm:
+        return  # in-place writes (top-p's scatter back) need the frontend's other tracers; see the docstring
     # The frontend starts from torch.fx.symbolic_trace: no data-dependent control flow, no shape unpacking.
     traced = fx.symbolic_trace(again_model)
     with torch.no_grad():
