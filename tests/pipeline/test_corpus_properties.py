@@ -60,7 +60,11 @@ def _fallback_states(corpus):
                 for other in all_strategies():
                     if other.candidates(program):
                         _FALLBACK.append((f"{name}+{other.name}", apply_strategy(program, other, 0).after))
-        for info in list_workloads():
+        # Levels 1 and 2: level 3's programs take index and length inputs (block tables, context lengths)
+        # whose valid range comes from their source's input domains, which these interpreter runs do not
+        # draw (a context length of 0 masks a whole row: NaN before an online-softmax rewrite, 0 after);
+        # they are verified against PyTorch on their own inputs by tests/frontend/test_workloads.py.
+        for info in [*list_workloads(1), *list_workloads(2)]:
             program = translate_file(info.path, keep_dead_blocks=True).program
             if _iterations(program) <= SMALL:
                 _FALLBACK.append((info.id, program))
