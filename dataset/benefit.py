@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from dataset.effects import best_speedup
+
 VERDICTS = ("faster", "slower", "neutral", "unknown")
 #: Categories in the order the filter reports them: kept as positives, capped, negatives, old behaviour.
 CATEGORIES = ("faster", "enabling", "neutral", "slower", "failed", "unknown")
@@ -48,14 +50,7 @@ def category(record: Mapping[str, Any]) -> str:
 
 def speedup(record: Mapping[str, Any]) -> float | None:
     """The rank's number: the measured speedup over the parent when there is one, else the estimate's."""
-    block = effect(record)
-    for part in ("measured", "estimate"):
-        inner = block.get(part)
-        if isinstance(inner, Mapping):
-            value = inner.get("speedup")
-            if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
-                return float(value)
-    return None
+    return best_speedup(effect(record))
 
 
 def has_effects(records: Any) -> bool:

@@ -111,8 +111,10 @@ def best_speedup(effect: Mapping[str, Any]) -> float | None:
     """The speedup behind the verdict: measured when there is one, else estimated."""
     for key in ("measured", "estimate"):
         part = effect.get(key)
-        if isinstance(part, Mapping) and isinstance(part.get("speedup"), int | float):
-            return float(part["speedup"])
+        if isinstance(part, Mapping):
+            value = part.get("speedup")
+            if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
+                return float(value)
     return None
 
 

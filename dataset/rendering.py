@@ -54,7 +54,6 @@ SYSTEM = ("You are an expert in tensor program optimisation. Programs are writte
           "loop/equation IR. You improve a program by one atomic, semantics-preserving strategy at a time.")
 ROLE_WORDS = {"input": "input", "output": "output", "param": "parameter", "const": "constant",
               "inter": "intermediate"}
-_ROLE_WORDS = ROLE_WORDS
 _DTYPE_WORDS = {"f16": "16-bit float", "bf16": "bfloat16", "f8e4m3": "8-bit float (e4m3fn)",
                 "f8e5m2": "8-bit float (e5m2)", "f32": "32-bit float", "f64": "64-bit float",
                 "i8": "8-bit integer", "i16": "16-bit integer", "i32": "32-bit integer",
@@ -75,7 +74,7 @@ def tensor_lines(tensors: Sequence[Mapping[str, Any]]) -> list[str]:
         count = numel(shape)
         dims = " x ".join(str(n) for n in shape) if shape else "scalar"
         dtype = t["dtype"]
-        lines.append(f"- {t['name']}: {_ROLE_WORDS.get(t['role'], t['role'])}, "
+        lines.append(f"- {t['name']}: {ROLE_WORDS.get(t['role'], t['role'])}, "
                      f"{_DTYPE_WORDS.get(dtype, dtype)} ({dtype}), shape {dims} ({count} element"
                      f"{'s' if count != 1 else ''})")
     return lines
